@@ -1,0 +1,165 @@
+# proftools: one non-recursive Makefile, one pattern rule for every object.
+#
+#   make                 build every cmd/*.c into bin/
+#   make check           unit + tool tests, then the same under ASan+UBSan
+#   make demo            profile the bundled workload, print the result path
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make BUILD=dir BINDIR=dir SANITIZE=address,undefined   out-of-tree builds
+#   make WERROR=1        warnings are errors (CI)
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+BINDIR  ?= bin
+CC      ?= cc
+
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -Wwrite-strings -Wundef
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARNINGS) -D_GNU_SOURCE -Ilib -pthread
+ifneq ($(WERROR),)
+ALL_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+ALL_LDFLAGS += $(LDFLAGS) -pthread
+LIBS := -ldw -lelf -lzstd -llz4 -lz -lm -ldl
+
+# Optional compression codecs for profcompress: each one only if found.
+have_lib = $(shell printf '#include <$(1)>\nint main(void){return 0;}\n' | \
+	$(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo yes)
+COMPRESS_DEFS :=
+COMPRESS_LIBS :=
+ifeq ($(call have_lib,brotli/encode.h,-lbrotlienc -lbrotlidec),yes)
+COMPRESS_DEFS += -DHAVE_BROTLI
+COMPRESS_LIBS += -lbrotlienc -lbrotlidec
+endif
+ifeq ($(call have_lib,lzma.h,-llzma),yes)
+COMPRESS_DEFS += -DHAVE_LZMA
+COMPRESS_LIBS += -llzma
+endif
+ifeq ($(call have_lib,bzlib.h,-lbz2),yes)
+COMPRESS_DEFS += -DHAVE_BZIP2
+COMPRESS_LIBS += -lbz2
+endif
+ifeq ($(call have_lib,snappy-c.h,-lsnappy),yes)
+COMPRESS_DEFS += -DHAVE_SNAPPY
+COMPRESS_LIBS += -lsnappy
+endif
+ifeq ($(call have_lib,libdeflate.h,-ldeflate),yes)
+COMPRESS_DEFS += -DHAVE_LIBDEFLATE
+COMPRESS_LIBS += -ldeflate
+endif
+ifeq ($(call have_lib,capstone/capstone.h,-lcapstone),yes)
+CAPSTONE_DEFS := -DHAVE_CAPSTONE
+CAPSTONE_LIBS := -lcapstone
+endif
+
+LIB_SRC   := $(sort $(wildcard lib/*.c))
+CMD_SRC   := $(sort $(wildcard cmd/*.c))
+TOOLS     := $(patsubst cmd/%.c,%,$(CMD_SRC))
+LIB_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
+LIBCOMMON := $(BUILD)/lib/libcommon.a
+PROGS     := $(addprefix $(BINDIR)/,$(TOOLS))
+
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
+TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
+
+# Extra artefacts (such as a preloaded shim) are added by the rules below.
+EXTRA_TARGETS :=
+
+all: $(PROGS) $(EXTRA_TARGETS)
+
+# Per-object extra flags.
+$(BUILD)/cmd/profcompress.o $(BUILD)/lib/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
+$(BINDIR)/profcompress: EXTRA_LIBS += $(COMPRESS_LIBS)
+$(BUILD)/lib/disasm.o: EXTRA_CFLAGS += $(CAPSTONE_DEFS)
+EXTRA_LIBS += $(CAPSTONE_LIBS)
+
+# Rebuild everything when the flags change.
+FLAGS_STAMP := $(BUILD)/.flags
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' > $@
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(EXTRA_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBCOMMON): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BINDIR)/%: $(BUILD)/cmd/%.o $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBCOMMON)
+	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
+
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBCOMMON)
+	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
+
+-include $(wildcard lib/*.mk)
+
+tests-build: all $(UNIT_BIN) $(TTOOL_BIN)
+
+deps:
+	@./scripts/install-deps.sh
+
+# The test suite, twice: plain and under AddressSanitizer+UBSan. The
+# sanitizer pass builds in its own directory (a preloaded shim is built
+# there without ASan by its own rule).
+SAN_BUILD := $(BUILD)/san
+check: deps
+	@$(MAKE) --no-print-directory tests-build
+	@$(MAKE) --no-print-directory tests-build BUILD=$(SAN_BUILD) BINDIR=$(SAN_BUILD)/bin \
+		SANITIZE=address,undefined
+	@./tests/check.sh $(BUILD) $(BINDIR) $(SAN_BUILD) $(SAN_BUILD)/bin
+
+demo: deps all
+	@./scripts/demo.sh $(BINDIR)
+
+bench: all
+	@for b in tests/bench/*.sh; do echo "== $$b"; $$b || exit 1; done
+
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(EXTRA_TARGETS),install -m 755 $(EXTRA_TARGETS) $(DESTDIR)$(PREFIX)/bin/)
+	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
+	for t in $(TOOLS); do \
+		install -m 644 completions/proftools.bash \
+			$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t || exit 1; \
+	done
+	install -m 644 completions/_proftools $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_proftools
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOLS) $(notdir $(EXTRA_TARGETS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(MAN5)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(TOOLS))
+	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_proftools
+
+lint-man:
+	mandoc -Tlint -W warning $(MAN1) $(MAN5)
+
+clean:
+	rm -rf $(BUILD) $(BINDIR)
+
+FORCE:
+.PHONY: all check deps demo bench install uninstall clean lint-man tests-build FORCE
+.SECONDARY:
+
+-include $(LIB_OBJ:.o=.d) $(CMD_SRC:%.c=$(BUILD)/%.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(TTOOL_SRC:%.c=$(BUILD)/%.d)

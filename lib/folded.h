@@ -1,0 +1,76 @@
+#ifndef PROF_FOLDED_H
+#define PROF_FOLDED_H
+/*
+ * Folded stacks, the FlameGraph convention (prof-formats.5):
+ *
+ *     root;frame;...;leaf COUNT            one weight
+ *     root;frame;...;leaf COUNT1 COUNT2    differential form
+ *
+ * The last space-separated field(s) are counts, integer or decimal; the
+ * stack is everything before them (frames may contain spaces). Optional
+ * leading "# key=value" lines carry metadata (meta.h).
+ */
+#include <stddef.h>
+#include "meta.h"
+#include "stack.h"
+
+struct prof_lines;
+struct prof_output;
+
+/* One parsed folded line; stack points into the caller's line. */
+struct prof_folded_line {
+	char *stack;
+	size_t stack_len;
+	double counts[2];
+	int ncounts;		/* 1, or 2 in the differential form */
+};
+
+/*
+ * Parse a folded line (without newline). Accepts one or two trailing
+ * counts. Returns 0, or -1 with *why set to a static description of the
+ * problem ("missing count", "empty stack", "bad count").
+ */
+int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out,
+		      const char **why);
+
+/*
+ * Split the stack text into frames at ';' and add it with its counts to t
+ * (count i goes to weight column i; a single count goes to column 0).
+ * Empty frames are kept as empty names. Returns the stack id.
+ */
+uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
+			 const double *counts, int ncounts);
+
+/* Statistics of one prof_folded_read() call. */
+struct prof_folded_stats {
+	unsigned long lines;		/* stack lines added */
+	unsigned long malformed;	/* lines rejected (each reported) */
+	int ncounts;			/* 1 or 2 once known; 0 if no lines */
+};
+
+/*
+ * Read folded lines from lr into t, and leading "#" metadata into meta
+ * (may be NULL). Malformed lines are reported as "prog: file:line: why"
+ * (the first few of them, then a count) and skipped. Returns 0, or -1 if
+ * any line was malformed or the input failed (everything valid is kept).
+ */
+int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
+		     struct prof_meta *meta, struct prof_folded_stats *stats);
+
+/*
+ * Format a weight the way folded files carry it: integers without a
+ * decimal point, other values with up to 15 significant digits.
+ * Returns the length written into buf (at least 32 bytes).
+ */
+size_t prof_format_count(char *buf, double v);
+
+/*
+ * Write t as folded text to o: metadata line first (when meta is not NULL
+ * and not empty), then one "stack W[ W2...]" line per stack in byte order
+ * of the stack text, writing the first ncolumns weight columns.
+ * Returns 0 or -1 (write error, reported).
+ */
+int prof_folded_write(const struct prof_stacks *t, const struct prof_meta *meta,
+		      size_t ncolumns, struct prof_output *o);
+
+#endif

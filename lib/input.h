@@ -1,0 +1,108 @@
+#ifndef PROF_INPUT_H
+#define PROF_INPUT_H
+/*
+ * Reading input files, compressed or not, and splitting them into lines.
+ *
+ * prof_input reads bytes from a file or stdin and transparently
+ * decompresses gzip, zstd and lz4-frame data, recognised by magic number
+ * (never by file name), so every tool reads compressed profiles.
+ *
+ * prof_lines splits any prof_input (or a memory buffer) into lines of any
+ * length without a per-line allocation: the returned pointer stays valid
+ * until the next call. Lines may contain NUL bytes; use the length.
+ *
+ * Errors (open failure, read error, corrupt or truncated compressed
+ * stream) are reported once on stderr as "prog: name: problem" by these
+ * functions themselves; callers only test the result and set their exit
+ * status to 1. Everything decoded before the error is still delivered.
+ */
+#include <stddef.h>
+#include <sys/types.h>
+
+enum prof_compression {
+	PROF_COMP_NONE = 0,
+	PROF_COMP_GZIP,
+	PROF_COMP_ZSTD,
+	PROF_COMP_LZ4,
+};
+
+/* "none", "gzip", "zstd", "lz4". */
+const char *prof_compression_name(enum prof_compression c);
+
+struct prof_input;
+
+/*
+ * Open path for reading; NULL or "-" means stdin (named "<stdin>").
+ * Returns NULL after reporting "prog: path: strerror" if it cannot be
+ * opened. Compression is detected on the first read.
+ */
+struct prof_input *prof_input_open(const char *path);
+
+/* Wrap an already open descriptor; the input closes it. */
+struct prof_input *prof_input_fdopen(int fd, const char *name);
+
+/*
+ * Read up to n decompressed bytes. Returns the count, 0 at end of input,
+ * or -1 after an error (already reported; prof_input_failed() is then
+ * true and further reads return 0).
+ */
+ssize_t prof_input_read(struct prof_input *in, void *buf, size_t n);
+
+/* Detected compression (valid after the first read). */
+enum prof_compression prof_input_compression(const struct prof_input *in);
+
+/* The display name given at open ("<stdin>" for stdin). */
+const char *prof_input_name(const struct prof_input *in);
+
+/* Nonzero once a read or decompression error has been reported. */
+int prof_input_failed(const struct prof_input *in);
+
+/* Close and free; NULL is ignored. */
+void prof_input_close(struct prof_input *in);
+
+/*
+ * Read a whole input into memory (decompressed). Returns a NUL-terminated
+ * malloc'ed buffer and its length in *len, or NULL after reporting an
+ * error (a partial read still returns NULL). The caller frees.
+ */
+char *prof_read_file(const char *path, size_t *len);
+
+struct prof_lines;
+
+/* Open a line reader on a path (see prof_input_open); NULL on error. */
+struct prof_lines *prof_lines_open(const char *path);
+
+/* Line reader over an open input; takes ownership of in. */
+struct prof_lines *prof_lines_from_input(struct prof_input *in);
+
+/*
+ * Line reader over memory (not copied: data must outlive the reader);
+ * name is used in messages.
+ */
+struct prof_lines *prof_lines_from_mem(const char *name, const char *data, size_t len);
+
+/*
+ * The next line, without its "\n" (and without a "\r" before it), NUL-
+ * terminated in place; its length in *len. A last line without a final
+ * newline is returned too. NULL at end of input or after an error
+ * (check prof_lines_failed()). The line may be modified by the caller
+ * up to its length; it is valid until the next call.
+ */
+char *prof_lines_next(struct prof_lines *lr, size_t *len);
+
+/* Number of the line last returned (1-based; 0 before the first). */
+unsigned long prof_lines_lineno(const struct prof_lines *lr);
+
+/* The input's display name. */
+const char *prof_lines_name(const struct prof_lines *lr);
+
+/* Nonzero if reading stopped on an error (already reported). */
+int prof_lines_failed(const struct prof_lines *lr);
+
+/* Nonzero if the last line returned had no terminating newline. */
+int prof_lines_unterminated(const struct prof_lines *lr);
+
+/* Close and free (closing the input); NULL is ignored. */
+void prof_lines_close(struct prof_lines *lr);
+
+#endif

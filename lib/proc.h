@@ -1,0 +1,42 @@
+#ifndef PROF_PROC_H
+#define PROF_PROC_H
+/*
+ * Running a command the way env(1) and time(1) do, for the tools that
+ * profile one (profrec, profheap, profgpu).
+ *
+ * Exit status convention: the tool exits with the command's status;
+ * 126 if it could not be executed, 127 if it was not found, 128+N if
+ * signal N killed it.
+ */
+#include <sys/types.h>
+
+struct prof_child {
+	pid_t pid;
+	int go_fd;		/* write end: the child waits for "go" */
+	int err_fd;		/* read end: exec errno from the child */
+};
+
+/*
+ * Fork a child that will exec argv[0] (searched in PATH) with envp (NULL:
+ * the current environment) but waits until prof_child_start() so the
+ * caller can attach to it first. Returns 0, or -1 after reporting.
+ */
+int prof_child_spawn(struct prof_child *c, char *const argv[], char *const envp[]);
+
+/*
+ * Let the child exec. Returns 0 if exec succeeded; otherwise reports
+ * "prog: NAME: strerror", reaps the child, and returns 126 or 127.
+ */
+int prof_child_start(struct prof_child *c, const char *name);
+
+/* Exit status for a wait() status: code, or 128 + signal number. */
+int prof_exit_status(int wstatus);
+
+/*
+ * Wait for pid, retrying on EINTR unless *stop becomes nonzero (stop may
+ * be NULL). Returns the exit status as prof_exit_status(), or -1 if
+ * interrupted by *stop.
+ */
+int prof_child_wait(pid_t pid, volatile int *stop);
+
+#endif

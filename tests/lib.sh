@@ -1,0 +1,121 @@
+# Shared helpers for the tool tests (tests/NAME.sh). Source it first.
+#
+# Environment (set by tests/run.sh; defaults for running a file by hand):
+#   BIN     directory of the tools under test        (default: bin)
+#   BUILD   build directory (tests/tools helpers)    (default: build)
+#   CORPUS  ../shared/corpus when present, else empty
+#   SANITIZE  non-empty in the sanitizer pass: keep workloads small
+# Each test prints one line: "PASS name", "FAIL name: why" or
+# "SKIP name: reason"; tests/run.sh counts them.
+
+set -u
+: "${BIN:=bin}"
+: "${BUILD:=build}"
+: "${SANITIZE:=}"
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+if [ -z "${CORPUS+x}" ]; then
+	CORPUS=
+	[ -d "$TOP/../shared/corpus" ] && CORPUS=$(cd "$TOP/../shared/corpus" && pwd)
+fi
+TESTS=$TOP/tests
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/proftest.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+TSVCHECK=$BUILD/tests/tools/tsvcheck
+SUITE=$(basename "$0" .sh)
+export LC_ALL=C
+unset DEBUGINFOD_URLS
+
+pass() { echo "PASS $SUITE: $1"; }
+fail() { echo "FAIL $SUITE: $1${2:+: $2}"; }
+skip() { echo "SKIP $SUITE: $1: $2"; }
+
+# run CMD...: run it; stdout in $TMP/stdout, stderr in $TMP/stderr,
+# exit status in $STATUS.
+run() {
+	STATUS=0
+	"$@" >"$TMP/stdout" 2>"$TMP/stderr" || STATUS=$?
+}
+
+# check NAME STATUS EXPECTED_STDOUT CMD...: stdout and exit status exact.
+check() {
+	_name=$1 _want=$2 _expect=$3
+	shift 3
+	run "$@"
+	printf '%s' "$_expect" >"$TMP/expected"
+	[ -n "$_expect" ] && printf '\n' >>"$TMP/expected"
+	if [ "$STATUS" != "$_want" ]; then
+		fail "$_name" "exit $STATUS, expected $_want; stderr: $(head -c 400 "$TMP/stderr")"
+	elif ! cmp -s "$TMP/expected" "$TMP/stdout"; then
+		fail "$_name" "stdout differs: $(diff "$TMP/expected" "$TMP/stdout" | head -n 10 | tr '\n' '|')"
+	else
+		pass "$_name"
+	fi
+}
+
+# check_file NAME STATUS EXPECTED_FILE CMD...: stdout equals a file.
+check_file() {
+	_name=$1 _want=$2 _file=$3
+	shift 3
+	run "$@"
+	if [ "$STATUS" != "$_want" ]; then
+		fail "$_name" "exit $STATUS, expected $_want; stderr: $(head -c 400 "$TMP/stderr")"
+	elif ! cmp -s "$_file" "$TMP/stdout"; then
+		fail "$_name" "stdout differs from $(basename "$_file"): $(diff "$_file" "$TMP/stdout" | head -n 10 | tr '\n' '|')"
+	else
+		pass "$_name"
+	fi
+}
+
+# check_status NAME STATUS CMD...: only the exit status matters.
+check_status() {
+	_name=$1 _want=$2
+	shift 2
+	run "$@"
+	if [ "$STATUS" = "$_want" ]; then
+		pass "$_name"
+	else
+		fail "$_name" "exit $STATUS, expected $_want; stderr: $(head -c 400 "$TMP/stderr")"
+	fi
+}
+
+# check_error NAME STATUS REGEX CMD...: fails with STATUS, stderr matches
+# REGEX (grep -E), and nothing crashed (no sanitizer report).
+check_error() {
+	_name=$1 _want=$2 _re=$3
+	shift 3
+	run "$@"
+	if [ "$STATUS" != "$_want" ]; then
+		fail "$_name" "exit $STATUS, expected $_want; stderr: $(head -c 400 "$TMP/stderr")"
+	elif ! grep -Eq -- "$_re" "$TMP/stderr"; then
+		fail "$_name" "stderr does not match /$_re/: $(head -c 400 "$TMP/stderr")"
+	elif grep -q 'Sanitizer' "$TMP/stderr"; then
+		fail "$_name" "sanitizer report: $(head -c 400 "$TMP/stderr")"
+	else
+		pass "$_name"
+	fi
+}
+
+# assert NAME CMD...: passes when CMD exits 0.
+assert() {
+	_name=$1
+	shift
+	if "$@" >"$TMP/assert.out" 2>&1; then
+		pass "$_name"
+	else
+		fail "$_name" "$(head -c 400 "$TMP/assert.out" | tr '\n' '|')"
+	fi
+}
+
+# validate_tsv NAME SCHEMA FILE: FILE is valid TSV of SCHEMA (prof-formats.5).
+validate_tsv() {
+	assert "$1" "$TSVCHECK" "$2" "$3"
+}
+
+# need_corpus NAME: true if the corpus is present, else reports a skip.
+need_corpus() {
+	[ -n "$CORPUS" ] && [ -f "$CORPUS/perf-fp.txt" ] && return 0
+	skip "$1" "corpus ../shared/corpus not present"
+	return 1
+}
