@@ -77,6 +77,8 @@ all: $(PROGS) $(EXTRA_TARGETS)
 # Per-object extra flags.
 $(BUILD)/cmd/profcompress.o $(BUILD)/lib/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
 $(BINDIR)/profcompress: EXTRA_LIBS += $(COMPRESS_LIBS)
+$(BUILD)/tests/unit/test_codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
+$(BUILD)/tests/unit/test_codec: EXTRA_LIBS += $(COMPRESS_LIBS)
 $(BUILD)/lib/disasm.o: EXTRA_CFLAGS += $(CAPSTONE_DEFS)
 EXTRA_LIBS += $(CAPSTONE_LIBS)
 
