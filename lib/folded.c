@@ -1,0 +1,219 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "buf.h"
+#include "error.h"
+#include "folded.h"
+#include "input.h"
+#include "output.h"
+#include "xalloc.h"
+
+/* Report at most this many malformed lines individually, then a count. */
+#define MAX_REPORTED 10
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * Parse a trailing count ending at line[end) : -?digits[.digits].
+ * Returns the start index of the count, or -1.
+ */
+static long trailing_count(const char *line, size_t end, double *v)
+{
+	size_t i = end, digits = 0;
+	char tmp[64];
+
+	while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9')
+		i--, digits++;
+	if (i > 0 && line[i - 1] == '.') {
+		size_t j = i - 1, d2 = 0;
+
+		while (j > 0 && line[j - 1] >= '0' && line[j - 1] <= '9')
+			j--, d2++;
+		if (d2) {
+			i = j;
+			digits += d2;
+		}
+	}
+	if (!digits)
+		return -1;
+	if (i > 0 && line[i - 1] == '-')
+		i--;
+	if (end - i >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, line + i, end - i);
+	tmp[end - i] = '\0';
+	*v = strtod(tmp, NULL);
+	if (!isfinite(*v))
+		return -1;
+	return (long)i;
+}
+
+/* Parse with a required number of counts (1 or 2). */
+static int parse_n(char *line, size_t len, struct prof_folded_line *out, int want,
+		   const char **why)
+{
+	size_t end = len;
+	int k;
+
+	while (end > 0 && is_space(line[end - 1]))
+		end--;
+	for (k = want - 1; k >= 0; k--) {
+		long start = trailing_count(line, end, &out->counts[k]);
+
+		if (start < 0) {
+			*why = end == 0 ? "empty line" : "missing count";
+			return -1;
+		}
+		if (start == 0 || !is_space(line[start - 1])) {
+			*why = start == 0 ? "missing stack" : "missing count";
+			return -1;
+		}
+		end = (size_t)start;
+		while (end > 0 && is_space(line[end - 1]))
+			end--;
+	}
+	if (end == 0) {
+		*why = "empty stack";
+		return -1;
+	}
+	out->stack = line;
+	out->stack_len = end;
+	out->ncounts = want;
+	return 0;
+}
+
+int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out, const char **why)
+{
+	/* Two counts when the field before the last is numeric too (difffolded). */
+	if (parse_n(line, len, out, 2, why) == 0)
+		return 0;
+	return parse_n(line, len, out, 1, why);
+}
+
+uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
+			 const double *counts, int ncounts)
+{
+	uint32_t small[128], *frames = small;
+	size_t cap = sizeof(small) / sizeof(small[0]), depth = 0;
+	double w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	const char *p = stack, *end = stack + len;
+	uint32_t id;
+	int i;
+
+	for (;;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *fe = semi ? semi : end;
+
+		if (depth == cap) {
+			uint32_t *bigger = xreallocarray(NULL, cap * 2, sizeof(*bigger));
+
+			memcpy(bigger, frames, depth * sizeof(*frames));
+			if (frames != small)
+				free(frames);
+			frames = bigger;
+			cap *= 2;
+		}
+		frames[depth++] = prof_stacks_frame(t, p, (size_t)(fe - p));
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	for (i = 0; i < ncounts && (size_t)i < t->nweights; i++)
+		w[i] = counts[i];
+	id = prof_stacks_add(t, frames, depth, w);
+	if (frames != small)
+		free(frames);
+	return id;
+}
+
+int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
+		     struct prof_meta *meta, struct prof_folded_stats *stats)
+{
+	struct prof_folded_stats local = { 0, 0, 0 };
+	struct prof_folded_line fl;
+	const char *why;
+	size_t len;
+	char *line;
+	int seen_data = 0;
+
+	if (!stats)
+		stats = &local;
+	while ((line = prof_lines_next(lr, &len)) != NULL) {
+		int r;
+
+		if (len == 0)
+			continue;
+		if (line[0] == '#') {
+			if (meta && !seen_data)
+				prof_meta_parse_line(meta, line, len);
+			continue;
+		}
+		seen_data = 1;
+		if (stats->ncounts)
+			r = parse_n(line, len, &fl, stats->ncounts, &why);
+		else if ((r = prof_folded_parse(line, len, &fl, &why)) == 0)
+			stats->ncounts = fl.ncounts;
+		if (r) {
+			if (++stats->malformed <= MAX_REPORTED)
+				prof_input_warn(prof_lines_name(lr), prof_lines_lineno(lr),
+						"%s", why);
+			continue;
+		}
+		prof_folded_add(t, fl.stack, fl.stack_len, fl.counts, fl.ncounts);
+		stats->lines++;
+	}
+	if (stats->malformed > MAX_REPORTED)
+		prof_input_warn(prof_lines_name(lr), 0, "%lu malformed lines in all",
+				stats->malformed);
+	return stats->malformed || prof_lines_failed(lr) ? -1 : 0;
+}
+
+size_t prof_format_count(char *buf, double v)
+{
+	int n;
+
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		n = snprintf(buf, 32, "%.0f", v);
+	else
+		n = snprintf(buf, 32, "%.15g", v);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+int prof_folded_write(const struct prof_stacks *t, const struct prof_meta *meta,
+		      size_t ncolumns, struct prof_output *o)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+	size_t n, i, c;
+	uint32_t *ids = prof_stacks_sorted(t, &n);
+	int r = 0;
+
+	if (ncolumns < 1)
+		ncolumns = 1;
+	if (ncolumns > t->nweights)
+		ncolumns = t->nweights;
+	prof_meta_format(meta, &b);
+	for (i = 0; i < n && r == 0; i++) {
+		const double *w = prof_stacks_weights(t, ids[i]);
+
+		prof_stacks_format(t, ids[i], &b);
+		for (c = 0; c < ncolumns; c++) {
+			prof_buf_grow(&b, 34);
+			b.data[b.len++] = ' ';
+			b.len += prof_format_count(b.data + b.len, w[c]);
+		}
+		prof_buf_addch(&b, '\n');
+		if (b.len >= 1 << 16) {
+			r = prof_output_write(o, b.data, b.len);
+			prof_buf_reset(&b);
+		}
+	}
+	if (r == 0 && b.len)
+		r = prof_output_write(o, b.data, b.len);
+	prof_buf_release(&b);
+	free(ids);
+	return r;
+}
