@@ -1,0 +1,147 @@
+#ifndef PROF_SYMBOLIZE_H
+#define PROF_SYMBOLIZE_H
+/*
+ * The symbolizer: (process image, address) -> frames. Nobody else in
+ * proftools opens ELF or DWARF (ARCHITECTURE.md).
+ *
+ * Two objects:
+ *  - struct prof_symbolizer: the shared caches. Every ELF file is opened
+ *    once per build-id (or per path+inode+size when it has none), its
+ *    symbol tables (.symtab, else .dynsym, from the file or its separate
+ *    debug file) merged into one sorted array searched by bisection, its
+ *    DWARF (for inlined frames and file:line) opened lazily. Results are
+ *    cached per (file, address), so each distinct address is resolved once.
+ *    The kernel is resolved from /proc/kallsyms (loaded on first use).
+ *  - struct prof_addrspace: one process image: its mappings (from a
+ *    /proc/PID/maps-format file or from PERF_RECORD_MMAP2 records) and its
+ *    pid (for /tmp/perf-PID.map, JIT code). It belongs to one symbolizer.
+ *
+ * Separate debug files are looked for, in this order, by build-id
+ * (/usr/lib/debug/.build-id/xx/rest.debug) and by .gnu_debuglink (next to
+ * the file, in its .debug/ directory, under /usr/lib/debug/DIR/). The
+ * network is never used unless opts.debuginfod is set (then, and only
+ * then, libdwfl's debuginfod client is asked, honouring DEBUGINFOD_URLS).
+ *
+ * C++ (Itanium ABI) names are demangled through libstdc++'s __cxa_demangle,
+ * looked up with dlopen("libstdc++.so.6") at run time (a C program cannot
+ * link it portably); without libstdc++ names stay mangled.
+ *
+ * Unresolved addresses: inside a file mapping but with no symbol covering
+ * them: "NAME+0xOFFSET" (NAME = the file's basename, OFFSET = file
+ * offset, hex); outside every known mapping: "[unknown]" (flag
+ * PROF_FRAME_UNKNOWN is set in both cases).
+ *
+ * Ownership: every string returned (frame names, file names, map paths)
+ * belongs to the symbolizer and stays valid until prof_symbolizer_free().
+ * Not thread-safe: one symbolizer per thread.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct prof_symbolizer;
+struct prof_addrspace;
+
+struct prof_sym_options {
+	int inlines;		/* report inlined frames (DWARF); default 1 */
+	int lines;		/* fill prof_frame.file/line; default 0 */
+	int demangle;		/* demangle C++ names; default 1 */
+	int debuginfod;		/* allow debuginfod lookups; default 0 */
+};
+
+/* Defaults: inlines=1, lines=0, demangle=1, debuginfod=0. */
+void prof_sym_options_init(struct prof_sym_options *o);
+
+/* A new symbolizer (opts NULL: defaults). Never fails (allocation dies). */
+struct prof_symbolizer *prof_symbolizer_new(const struct prof_sym_options *opts);
+
+/* Free the symbolizer, its caches and strings. Address spaces must be freed first. */
+void prof_symbolizer_free(struct prof_symbolizer *s);
+
+/* One resolved frame. */
+struct prof_frame {
+	const char *name;	/* function (demangled), or see "Unresolved" above; never NULL */
+	const char *file;	/* source file (with opts.lines), else NULL */
+	unsigned line;		/* source line (with opts.lines), else 0 */
+	unsigned flags;		/* PROF_FRAME_* */
+};
+
+#define PROF_FRAME_INLINED 1u	/* an inlined call (not a real frame) */
+#define PROF_FRAME_KERNEL 2u	/* a kernel address */
+#define PROF_FRAME_UNKNOWN 4u	/* no symbol found */
+
+/* Flags of prof_symbolize(). */
+#define PROF_SYM_RETURN 1u	/* addr is a return address: look up addr - 1 */
+#define PROF_SYM_KERNEL 2u	/* addr is a kernel address (as may be NULL) */
+
+/*
+ * Resolve addr into frames, written to out[0..max): INNERMOST FIRST:
+ * out[0] is the function whose code holds the address (the deepest inlined
+ * one when inlined frames are on), each next entry its inlined caller, the
+ * last one the real (out-of-line) function, which never has
+ * PROF_FRAME_INLINED. Returns the number of frames written: at least 1
+ * when max >= 1 (an unresolved address still yields one frame), never
+ * more than max (outer frames are dropped). Kernel addresses (flag
+ * PROF_SYM_KERNEL, or as == NULL) are looked up in /proc/kallsyms; when it
+ * is unreadable or hides addresses the frame is "[unknown]" with
+ * PROF_FRAME_KERNEL|PROF_FRAME_UNKNOWN.
+ */
+size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
+		      uint64_t addr, unsigned flags, struct prof_frame *out, size_t max);
+
+/* One mapping of an address space; [start, end). */
+struct prof_map {
+	uint64_t start, end;
+	uint64_t pgoff;			/* file offset of start */
+	const char *path;		/* owned by the symbolizer; "" for anonymous */
+	unsigned char build_id[20];
+	unsigned build_id_len;		/* 0: unknown */
+	unsigned prot;			/* PROT_READ|PROT_WRITE|PROT_EXEC */
+};
+
+/* A new, empty address space of process pid (0 if unknown: no JIT map). */
+struct prof_addrspace *prof_addrspace_new(struct prof_symbolizer *s, pid_t pid);
+
+/* Free it (NULL ignored). */
+void prof_addrspace_free(struct prof_addrspace *as);
+
+/*
+ * A copy of src (the same mappings) for process pid: what fork() does.
+ */
+struct prof_addrspace *prof_addrspace_clone(const struct prof_addrspace *src, pid_t pid);
+
+/* Forget every mapping (exec); the pid stays. */
+void prof_addrspace_reset(struct prof_addrspace *as);
+
+/* The pid given at creation. */
+pid_t prof_addrspace_pid(const struct prof_addrspace *as);
+
+/*
+ * Add a mapping (an MMAP2 record). m->path is copied. A mapping that
+ * overlaps existing ones replaces the overlapped parts, as mmap(MAP_FIXED)
+ * does. When build_id_len is set, the file at path is only used if its
+ * build-id matches (else the debug file of that build-id, if any).
+ */
+void prof_addrspace_add_map(struct prof_addrspace *as, const struct prof_map *m);
+
+/*
+ * Add every mapping of a /proc/PID/maps-format file (for instance a copy
+ * of /proc/self/maps saved by a process). Returns 0, or -1 after
+ * reporting "prog: path: problem" (unreadable file or a malformed line;
+ * mappings of well-formed lines are kept).
+ */
+int prof_addrspace_load_maps(struct prof_addrspace *as, const char *path);
+
+/* The mapping holding addr, or NULL. */
+const struct prof_map *prof_addrspace_find(const struct prof_addrspace *as, uint64_t addr);
+
+/* All mappings in address order; count in *n. Valid until the next change. */
+const struct prof_map *prof_addrspace_maps(const struct prof_addrspace *as, size_t *n);
+
+/*
+ * Nonzero if /proc/kallsyms gives real addresses to this process (so
+ * kernel frames can be named). Loads it on first call.
+ */
+int prof_symbolizer_kernel_ok(struct prof_symbolizer *s);
+
+#endif
