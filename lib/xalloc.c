@@ -43,7 +43,7 @@ char *xstrndup(const char *s, size_t n)
 	return check(strndup(s, n));
 }
 
-char *xmemdup(const void *p, size_t n)
+void *xmemdup(const void *p, size_t n)
 {
 	char *r = xmalloc(n + 1);
 

@@ -16,7 +16,7 @@ char *xstrdup(const char *s);
 /* Copy of the first n bytes of s (or fewer at a NUL), NUL-terminated. */
 char *xstrndup(const char *s, size_t n);
 /* Copy of exactly n bytes plus a terminating NUL. */
-char *xmemdup(const void *p, size_t n);
+void *xmemdup(const void *p, size_t n);
 
 /* Grow *p (of *cap elements of size elsize) to hold at least need elements. */
 #define PROF_GROW(p, need, cap)                                                \
