@@ -64,6 +64,7 @@ static const struct prof_tsv_column profgpu_processes[] = {
 	{ "comm", PROF_TSV_TEXT },
 	{ "mem_used_bytes", PROF_TSV_OPTINT },
 	{ "sm_util_pct", PROF_TSV_OPTNUM },
+	{ "mem_util_pct", PROF_TSV_OPTNUM },
 };
 
 static const struct prof_tsv_column profgpu_summary[] = {
@@ -77,6 +78,7 @@ static const struct prof_tsv_column profgpu_summary[] = {
 	{ "power_avg_w", PROF_TSV_OPTNUM },
 	{ "power_max_w", PROF_TSV_OPTNUM },
 	{ "energy_j", PROF_TSV_OPTNUM },
+	{ "energy_source", PROF_TSV_TEXT },
 	{ "temp_max_c", PROF_TSV_OPTNUM },
 	{ "throttled_s", PROF_TSV_OPTNUM },
 	{ "throttle_reasons", PROF_TSV_TEXT },
