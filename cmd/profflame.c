@@ -1,0 +1,467 @@
+/*
+ * profflame: folded stacks -> one self-contained interactive flame graph
+ * (SVG, or an HTML page holding it). Layout and writing live in
+ * lib/flame.c; this file parses options and wires inputs to them.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "flame.h"
+#include "input.h"
+#include "meta.h"
+#include "options.h"
+#include "output.h"
+#include "stack.h"
+#include "units.h"
+#include "xalloc.h"
+
+static const char synopsis[] =
+	"profflame [-hq] [-o file] [--format svg|html] [--title text] [--colors palette]\n"
+	"                 [--width px] [--minwidth px|pct%] [--reverse] [--inverted] [--flamechart]\n"
+	"                 [--diff] [options] [file ...]";
+
+static const char help_text[] =
+	"usage: profflame [-hq] [-o file] [--format svg|html] [--title text] [--colors palette]\n"
+	"                 [--width px] [--minwidth px|pct%] [--reverse] [--inverted] [--flamechart]\n"
+	"                 [--diff] [options] [file ...]\n"
+	"\n"
+	"Draw folded stacks (\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential)\n"
+	"as a self-contained interactive flame graph. Reads the files, or stdin.\n"
+	"\n"
+	"Output:\n"
+	"  -o, --output FILE      write FILE (replaced atomically; .gz/.zst/.lz4 compress),\n"
+	"                         default stdout\n"
+	"      --format FMT       svg (default) or html (default for -o *.html)\n"
+	"  -q, --quiet            no notes on stderr\n"
+	"Layout:\n"
+	"      --title TEXT       title (default Flame Graph, Icicle Graph, Flame Chart)\n"
+	"      --subtitle TEXT    second title line\n"
+	"      --width PX         image width (default: fluid, fills the window)\n"
+	"      --height PX        frame height (default 16)\n"
+	"      --minwidth PX|PCT% omit frames narrower than PX pixels or PCT% of the\n"
+	"                         total (default 0.1)\n"
+	"      --max-depth N      draw at most N frames deep (default 2000)\n"
+	"      --fonttype FONT    font family (default Verdana)\n"
+	"      --fontsize PX      font size (default 12)\n"
+	"      --fontwidth R      average glyph width / font size (default 0.59)\n"
+	"      --countname TEXT   what counts are (default: the input's unit, or samples)\n"
+	"      --nametype TEXT    label of names in the details line (default Function:)\n"
+	"      --factor F         multiply counts by F in tooltips\n"
+	"      --total N          the 100% width, when larger than the sum of counts\n"
+	"      --notes TEXT       embed TEXT in an XML comment\n"
+	"Colours:\n"
+	"      --colors PALETTE   hot (default), mem, io, wakeup, chain, java, js, perl,\n"
+	"                         red, green, blue, aqua, yellow, purple, orange\n"
+	"      --bgcolors COLOR   yellow, blue, green, grey or #rrggbb\n"
+	"      --hash             colour by a hash of the name\n"
+	"      --cp               consistent palette: reuse and update palette.map\n"
+	"      --palette-file F   consistent palette kept in F (implies --cp)\n"
+	"      --nameattr FILE    per-function attributes (NAME<TAB>key=value...)\n"
+	"Stacks:\n"
+	"      --reverse          leaf first: merge stacks from their leaves\n"
+	"      --inverted         icicle graph: root at the top\n"
+	"      --flamechart       input order is time: no sorting, only adjacent merging\n"
+	"      --base FUNC        root the graph at FUNC (stacks without it dropped)\n"
+	"Differential (red grew, blue shrank; widths are AFTER):\n"
+	"      --diff             two files BEFORE AFTER instead of two-count input\n"
+	"  -n, --normalize        scale BEFORE to AFTER's total first\n"
+	"      --negate           swap the hues\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"In the graph: click to zoom, Reset Zoom to go back, Ctrl-F to search by\n"
+	"regular expression (\"ic\" toggles case), zoom and search are kept in the URL.\n"
+	"Exit status: 0 ok, 1 failure (bad input lines are reported, the rest drawn),\n"
+	"2 usage error.\n";
+
+enum {
+	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
+	OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
+	OPT_HASH, OPT_HEIGHT, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
+	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_REVERSE, OPT_SUBTITLE,
+	OPT_TITLE, OPT_TOTAL, OPT_WIDTH,
+};
+
+static const struct option longopts[] = {
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "cp", no_argument, NULL, OPT_CP },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "factor", required_argument, NULL, OPT_FACTOR },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
+	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
+	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "height", required_argument, NULL, OPT_HEIGHT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
+	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
+	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
+	{ "normalize", no_argument, NULL, 'n' },
+	{ "notes", required_argument, NULL, OPT_NOTES },
+	{ "output", required_argument, NULL, 'o' },
+	{ "palette-file", required_argument, NULL, OPT_PALFILE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "total", required_argument, NULL, OPT_TOTAL },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A positive finite number for option name, or a usage error. */
+static double positive(const char *name, const char *arg)
+{
+	double v;
+
+	if (prof_parse_double(arg, &v) || !(v > 0))
+		prof_usage_error(synopsis, "--%s: expected a positive number, got \"%s\"", name, arg);
+	return v;
+}
+
+/* Font names go into CSS: letters, digits, spaces and , - _ . ' only. */
+static int font_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr(" ,-_.'", c) || c >= 0x80))
+			return 0;
+	}
+	return 1;
+}
+
+static int ends_with_ci(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* Read one input into t; returns 0 or -1 (reported). */
+static int read_input(const char *path, struct prof_stacks *t, struct prof_meta *meta,
+		      struct prof_flame_seq *seq, struct prof_flame_readstats *st)
+{
+	struct prof_lines *lr = prof_lines_open(path);
+	int r;
+
+	if (!lr)
+		return -1;
+	r = prof_flame_read(lr, t, meta, seq, st);
+	prof_lines_close(lr);
+	return r;
+}
+
+static double column_sum(const struct prof_stacks *t, size_t col)
+{
+	size_t i, n = prof_stacks_count(t);
+	double s = 0;
+
+	for (i = 0; i < n; i++)
+		s += prof_stacks_weights(t, (uint32_t)i)[col];
+	return s;
+}
+
+/* Replace *t by its rewrite through fn (seq remapped). */
+static void rewrite(struct prof_stacks *t, prof_flame_rewrite_fn fn, void *ctx,
+		    struct prof_flame_seq *seq)
+{
+	struct prof_stacks dst;
+
+	prof_stacks_init(&dst, 2);
+	prof_flame_transform(&dst, t, fn, ctx, seq);
+	prof_stacks_release(t);
+	*t = dst;
+}
+
+int main(int argc, char **argv)
+{
+	struct prof_flame_opts o;
+	struct prof_flame_readstats st = { 0, 0, 0 };
+	struct prof_flame_seq seq = { 0 }, *seqp = NULL;
+	struct prof_flame_palmap palmap;
+	struct prof_flame_nameattr nameattr;
+	struct prof_flame_graph g;
+	struct prof_flame_base base = { NULL, 0 };
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_stacks t;
+	struct prof_output *out;
+	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
+	const char *bgcolors = NULL, *countname = NULL;
+	int diff_files = 0, normalize = 0, reverse = 0, use_cp = 0, rval = 0, diff, c, i;
+	char c1[8], c2[8];
+
+	prof_set_progname(argv[0]);
+	prof_flame_opts_init(&o);
+	o.width = 0;	/* fluid unless --width */
+	while ((c = getopt_long(argc, argv, "hno:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BASE:
+			base.names = xreallocarray(base.names, base.n + 1, sizeof(*base.names));
+			base.names[base.n++] = optarg;
+			break;
+		case OPT_BGCOLORS:
+			if (prof_flame_bg_parse(optarg, c1, c2))
+				prof_usage_error(synopsis, "--bgcolors: expected yellow, blue, green, "
+						 "grey or #rrggbb, got \"%s\"", optarg);
+			bgcolors = optarg;
+			break;
+		case OPT_COLORS:
+			if (prof_flame_palette_parse(optarg, &o.palette))
+				prof_usage_error(synopsis, "--colors: unknown palette \"%s\"", optarg);
+			break;
+		case OPT_COUNTNAME:
+			countname = optarg;
+			break;
+		case OPT_CP:
+			use_cp = 1;
+			break;
+		case OPT_DIFF:
+			diff_files = 1;
+			break;
+		case OPT_FACTOR:
+			o.factor = positive("factor", optarg);
+			break;
+		case OPT_FLAMECHART:
+			o.flamechart = 1;
+			break;
+		case OPT_FONTSIZE:
+			o.fontsize = positive("fontsize", optarg);
+			break;
+		case OPT_FONTTYPE:
+			if (!font_ok(optarg))
+				prof_usage_error(synopsis, "--fonttype: \"%s\" is not a font name", optarg);
+			o.fonttype = optarg;
+			break;
+		case OPT_FONTWIDTH:
+			o.fontwidth = positive("fontwidth", optarg);
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "svg") && strcmp(optarg, "html"))
+				prof_usage_error(synopsis, "--format: expected svg or html, got \"%s\"",
+						 optarg);
+			format = optarg;
+			break;
+		case OPT_HASH:
+			o.hash = 1;
+			break;
+		case OPT_HEIGHT:
+			o.frameheight = positive("height", optarg);
+			if (o.frameheight < 2)
+				prof_usage_error(synopsis, "--height: at least 2 pixels");
+			break;
+		case OPT_INVERTED:
+			o.inverted = 1;
+			break;
+		case OPT_MAXDEPTH: {
+			uint64_t v;
+
+			if (prof_parse_u64(optarg, &v) || v < 1 || v > 1000000)
+				prof_usage_error(synopsis, "--max-depth: expected 1..1000000, got \"%s\"",
+						 optarg);
+			o.maxdepth = (unsigned)v;
+			break;
+		}
+		case OPT_MINWIDTH: {
+			size_t n = strlen(optarg);
+			char *num = xstrdup(optarg);
+
+			o.minwidth_pct = n > 1 && optarg[n - 1] == '%';
+			if (o.minwidth_pct)
+				num[n - 1] = '\0';
+			if (prof_parse_double(num, &o.minwidth) || o.minwidth < 0)
+				prof_usage_error(synopsis, "--minwidth: expected pixels or a percentage "
+						 "like 0.5%%, got \"%s\"", optarg);
+			free(num);
+			break;
+		}
+		case OPT_NAMEATTR:
+			nameattr_file = optarg;
+			break;
+		case OPT_NAMETYPE:
+			o.nametype = optarg;
+			break;
+		case OPT_NEGATE:
+			o.negate = 1;
+			break;
+		case OPT_NOTES:
+			o.notes = optarg;
+			break;
+		case OPT_PALFILE:
+			palfile = optarg;
+			use_cp = 1;
+			break;
+		case OPT_REVERSE:
+			reverse = 1;
+			break;
+		case OPT_SUBTITLE:
+			o.subtitle = optarg;
+			break;
+		case OPT_TITLE:
+			o.title = optarg;
+			break;
+		case OPT_TOTAL:
+			if (prof_parse_double(optarg, &o.total) || o.total < 0)
+				prof_usage_error(synopsis, "--total: expected a count, got \"%s\"", optarg);
+			break;
+		case OPT_WIDTH:
+			o.width = positive("width", optarg);
+			if (o.width <= 20)
+				prof_usage_error(synopsis, "--width: more than 20 pixels, please");
+			break;
+		case 'h':
+			prof_help(help_text);
+		case 'n':
+			normalize = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			prof_verbosity = 0;
+			break;
+		case PROF_OPT_LIST_OPTIONS:
+			prof_list_options(longopts);
+		default:
+			prof_usage_error(synopsis, NULL);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (diff_files && argc != 2)
+		prof_usage_error(synopsis, "--diff needs two files: BEFORE AFTER");
+	if (diff_files && o.flamechart)
+		prof_usage_error(synopsis, "--diff and --flamechart cannot be combined");
+	if (format)
+		o.html = strcmp(format, "html") == 0;
+	else if (output)
+		o.html = ends_with_ci(output, ".html") || ends_with_ci(output, ".htm");
+	if (prof_flame_bg_parse(bgcolors ? bgcolors : prof_flame_palette_bg(o.palette),
+				o.bg1, o.bg2))
+		return PROF_EXIT_USAGE;	/* not reached: checked above */
+	if (o.flamechart)
+		seqp = &seq;
+
+	/* read */
+	prof_stacks_init(&t, 2);
+	if (diff_files) {
+		struct prof_stacks side[2];
+		struct prof_flame_readstats sst[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+
+		for (i = 0; i < 2; i++) {
+			prof_stacks_init(&side[i], 2);
+			if (read_input(argv[i], &side[i], &meta, NULL, &sst[i]))
+				rval = 1;
+			if (sst[i].ncounts == 2) {
+				prof_warn("%s: already differential (two counts per line); "
+					  "--diff takes two ordinary folded files", argv[i]);
+				return PROF_EXIT_FAIL;
+			}
+			prof_stacks_merge_column(&t, (size_t)i, &side[i], 0);
+			prof_stacks_release(&side[i]);
+			st.lines += sst[i].lines;
+		}
+		st.ncounts = 2;
+	} else if (argc == 0) {
+		if (read_input(NULL, &t, &meta, seqp, &st))
+			rval = 1;
+	} else {
+		for (i = 0; i < argc; i++) {
+			if (read_input(argv[i], &t, &meta, seqp, &st))
+				rval = 1;
+		}
+	}
+	diff = st.ncounts == 2;
+	if (st.lines == 0) {
+		prof_warn("no stacks in the input: nothing to draw");
+		return PROF_EXIT_FAIL;
+	}
+	if (normalize && diff) {
+		double before = column_sum(&t, 0), after = column_sum(&t, 1);
+		size_t k, n = prof_stacks_count(&t);
+
+		if (before > 0 && after > 0 && before != after) {
+			for (k = 0; k < n; k++)
+				prof_stacks_weights(&t, (uint32_t)k)[0] *= after / before;
+			for (k = 0; k < seq.n; k++)
+				seq.w[k * 2] *= after / before;
+		}
+	} else if (normalize) {
+		prof_info(1, "--normalize: the input is not differential; ignored");
+	}
+
+	/* rewrite */
+	if (o.palette == PROF_PAL_CHAIN)
+		rewrite(&t, prof_flame_rewrite_chain, NULL, seqp);
+	if (reverse)
+		rewrite(&t, prof_flame_rewrite_reverse, NULL, seqp);
+	if (base.n)
+		rewrite(&t, prof_flame_rewrite_base, &base, seqp);
+
+	if (countname)
+		o.countname = countname;
+	else if (prof_meta_get(&meta, "unit") && *prof_meta_get(&meta, "unit"))
+		o.countname = prof_meta_get(&meta, "unit");
+
+	if (prof_flame_layout(&g, &t, seqp, diff, &o)) {
+		prof_warn(base.n ? "no stack contains the --base function(s): nothing to draw"
+				 : "all counts are zero: nothing to draw");
+		return PROF_EXIT_FAIL;
+	}
+	if (o.total > 0 && o.total < g.sum)
+		prof_info(1, "--total %g is less than the sum of counts %g; ignored", o.total, g.sum);
+	if (g.too_deep)
+		prof_info(1, "%lu frames deeper than %u not drawn (--max-depth)", g.too_deep,
+			  o.maxdepth);
+
+	if (use_cp) {
+		prof_flame_palmap_init(&palmap);
+		if (!palfile)
+			palfile = "palette.map";
+		if (prof_flame_palmap_load(&palmap, palfile))
+			rval = 1;
+		o.palmap = &palmap;
+	}
+	if (nameattr_file) {
+		if (prof_flame_nameattr_load(&nameattr, nameattr_file))
+			rval = 1;
+		o.nameattr = &nameattr;
+	}
+
+	out = prof_output_open(output, PROF_OUT_ATOMIC,
+			       output ? prof_compression_from_suffix(output) : PROF_COMP_NONE);
+	if (!out)
+		return PROF_EXIT_FAIL;
+	if (prof_flame_write(&g, &t, &o, out)) {
+		prof_output_abort(out);
+		return PROF_EXIT_FAIL;
+	}
+	if (prof_output_close(out))
+		return PROF_EXIT_FAIL;
+	if (use_cp) {
+		if (prof_flame_palmap_save(&palmap, palfile))
+			rval = 1;
+		prof_flame_palmap_release(&palmap);
+	}
+	if (nameattr_file)
+		prof_flame_nameattr_release(&nameattr);
+	prof_flame_graph_release(&g);
+	prof_flame_seq_release(&seq);
+	prof_stacks_release(&t);
+	prof_meta_release(&meta);
+	free(base.names);
+	return rval | prof_close_stdout();
+}
