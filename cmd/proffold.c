@@ -1,0 +1,529 @@
+/*
+ * proffold: fold stack samples (perf script text, profrec sample TSV,
+ * folded stacks) into folded stacks, optionally transformed, or into a
+ * bottleneck report.
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "buf.h"
+#include "chunk.h"
+#include "error.h"
+#include "folded.h"
+#include "input.h"
+#include "meta.h"
+#include "options.h"
+#include "output.h"
+#include "perfscript.h"
+#include "samples.h"
+#include "stack.h"
+#include "top.h"
+#include "transform.h"
+#include "units.h"
+#include "xalloc.h"
+
+#define SYNOPSIS "proffold [-ahqv] [-e event] [-f format] [-j jobs] [-o file] [--option ...] [file ...]"
+
+static const char help_text[] =
+"usage: " SYNOPSIS "\n"
+"Fold stack samples into folded stacks (\"root;...;leaf weight\", sorted).\n"
+"Input: perf script text, profrec sample TSV or folded stacks, detected\n"
+"automatically, compressed or not; several files are merged.\n"
+"\n"
+"Input and folding:\n"
+"  -f, --format=FMT        auto (default), perf, profrec or folded\n"
+"  -e, --event-filter=EV   fold only events EV (default: the first event)\n"
+"      --pid               root frame comm-PID\n"
+"      --tid               root frame comm-PID/TID\n"
+"      --kernel            annotate kernel frames _[k]\n"
+"      --jit               annotate JIT frames (/tmp/perf-PID.map) _[j]\n"
+"  -a, --all               --kernel and --jit\n"
+"      --addrs             keep addresses of unknown symbols: [dso <addr>]\n"
+"      --counts            weight 1 per sample instead of the period\n"
+"      --cpp-names         cut C++ argument lists outside <...> only\n"
+"      --mark-inlined      tag perf's (inlined) frames _[i]\n"
+"      --time-from=T       only samples at or after T (s, or with unit: 1.5s, 200ms)\n"
+"      --time-to=T         only samples before T (relative to the first sample)\n"
+"  -j, --jobs=N            threads for perf script input (default: cores for big files)\n"
+"\n"
+"Transformations (any input):\n"
+"      --focus=REGEX       keep stacks with a frame matching REGEX\n"
+"      --exclude=REGEX     drop stacks with a frame matching REGEX\n"
+"      --skip-after=FUNC   make the deepest FUNC frame the root\n"
+"      --strip-comm        drop the root (process name) frame\n"
+"      --collapse-recursion  f;f;f -> f\n"
+"      --max-depth=N       keep the N frames nearest the root\n"
+"      --reverse           leaf first\n"
+"\n"
+"Output:\n"
+"  -o, --output=FILE       write FILE (atomically; .gz/.zst/.lz4 compress)\n"
+"      --no-header         no leading \"# key=value\" metadata line\n"
+"      --top=N             bottleneck report of the N top functions (TSV)\n"
+"      --sort=KEY          rank the report by self (default) or total\n"
+"      --threshold=PCT     flag functions with this self share (default 5)\n"
+"      --human             aligned text report instead of TSV\n"
+"  -q, --quiet             no notes on stderr\n"
+"  -v, --verbose           more notes on stderr\n"
+"  -h, --help              this help\n"
+"\n"
+"Exit status: 0 success, 1 failure or malformed input (the rest is folded),\n"
+"2 usage error.\n";
+
+enum {
+	OPT_ADDRS = 0x100, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
+	OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_HEADER,
+	OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
+	OPT_TID, OPT_TIME_FROM, OPT_TIME_TO, OPT_TOP,
+};
+
+static const struct option long_opts[] = {
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "all", no_argument, NULL, 'a' },
+	{ "collapse-recursion", no_argument, NULL, OPT_COLLAPSE },
+	{ "counts", no_argument, NULL, OPT_COUNTS },
+	{ "cpp-names", no_argument, NULL, OPT_CPP },
+	{ "event-filter", required_argument, NULL, 'e' },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "human", no_argument, NULL, OPT_HUMAN },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
+	{ "mark-inlined", no_argument, NULL, OPT_MARK_INLINED },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "skip-after", required_argument, NULL, OPT_SKIP_AFTER },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "strip-comm", no_argument, NULL, OPT_STRIP_COMM },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "time-from", required_argument, NULL, OPT_TIME_FROM },
+	{ "time-to", required_argument, NULL, OPT_TIME_TO },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum format { FMT_AUTO, FMT_PERF, FMT_PROFREC, FMT_FOLDED };
+
+/* Everything main() decided from the command line. */
+struct config {
+	enum format format;
+	struct prof_perfscript_opts perf;
+	struct prof_samples_opts samples;
+	struct prof_transform xf;
+	long jobs;			/* 0: automatic */
+	const char *output;
+	int no_header;
+	int top;
+	size_t top_n;
+	struct prof_top_opts top_opts;
+};
+
+#define BLOCK_SIZE (2u << 20)
+#define PEEK_SIZE (64u << 10)
+
+/* The unit perf script weights are in. */
+static const char *perf_unit(const struct prof_perfscript_ctx *ctx,
+			     const struct prof_perfscript_stats *st, int counts)
+{
+	static char buf[64];
+	size_t n;
+
+	if (counts || !st->weighted || !ctx->event)
+		return "samples";
+	if (strcmp(ctx->event, "cpu-clock") == 0 || strcmp(ctx->event, "task-clock") == 0 ||
+	    strncmp(ctx->event, "cpu-clock:", 10) == 0 || strncmp(ctx->event, "task-clock:", 11) == 0)
+		return "ns";
+	/* "cycles", "cycles:u" -> "cycles"; tracepoints and the rest: "events" */
+	n = strcspn(ctx->event, ":/");
+	if (n == 0 || n >= sizeof(buf) || strchr(ctx->event, '/'))
+		return "events";
+	memcpy(buf, ctx->event, n);
+	buf[n] = '\0';
+	return strspn(buf, "abcdefghijklmnopqrstuvwxyz0123456789-_") == n ? buf : "events";
+}
+
+static void note_others(const char *event, int defaulted, const char *others,
+			unsigned long nsamples)
+{
+	if (!others || !*others)
+		return;
+	prof_info(1, "note: folded only '%s' samples (%s); skipped %lu samples of: %s%s",
+		  event, defaulted ? "the first event" : "--event-filter", nsamples, others,
+		  defaulted ? " (choose with --event-filter)" : "");
+}
+
+/*
+ * Merge one input's metadata into the output's, with its unit: adding
+ * profiles in different units is allowed but worth a warning.
+ */
+static void merge_meta(struct prof_meta *meta, const struct prof_meta *in, const char *unit)
+{
+	const char *old = prof_meta_get(meta, "unit");
+	char *prev = old ? xstrdup(old) : NULL;
+
+	if (in)
+		prof_meta_merge(meta, in);
+	if (unit) {
+		if (prev && strcmp(prev, unit) != 0)
+			prof_warn("warning: inputs in different units (%s, %s) were added together",
+				  prev, unit);
+		prof_meta_set(meta, "unit", unit);
+	} else if (prev) {
+		prof_meta_set(meta, "unit", prev);
+	}
+	free(prev);
+}
+
+static int fold_perf(struct config *c, struct prof_chunks *r, struct prof_stacks *t,
+		     struct prof_meta *meta, struct prof_perfscript_ctx *ctx, long jobs)
+{
+	struct prof_perfscript_stats st;
+	struct prof_buf others = PROF_BUF_INIT;
+	unsigned long skipped = 0;
+	size_t i;
+	int rval = 0;
+
+	memset(&st, 0, sizeof(st));
+	ctx->time_known = 0;	/* each file's times start at its first sample */
+	if (prof_perfscript_read(r, t, &c->perf, (int)jobs, ctx, &st))
+		rval = 1;
+	for (i = 0; i < st.nbad; i++)
+		prof_input_warn(prof_chunks_name(r), st.bad_line[i], "unrecognized line: %s",
+				st.bad_text[i]);
+	if (st.malformed > st.nbad)
+		prof_input_warn(prof_chunks_name(r), 0, "%lu unrecognized lines in all", st.malformed);
+	if (st.malformed)
+		rval = 1;
+	for (i = 0; i < st.nothers; i++) {
+		if (i)
+			prof_buf_add(&others, ", ", 2);
+		prof_buf_addstr(&others, st.others[i].name);
+		skipped += st.others[i].samples;
+	}
+	if (ctx->event)
+		note_others(ctx->event, ctx->event_defaulted, prof_buf_cstr(&others), skipped);
+	if (c->perf.time_window && !ctx->time_known && st.outside_time)
+		prof_warn("%s: no sample times in the input: --time-from/--time-to dropped every sample",
+			  prof_chunks_name(r));
+	prof_info(2, "%s: %lu lines, %lu samples folded", prof_chunks_name(r), st.lines,
+		  st.samples);
+	merge_meta(meta, NULL, perf_unit(ctx, &st, c->perf.counts));
+	if (ctx->event)
+		prof_meta_set(meta, "event", ctx->event);
+	prof_meta_set(meta, "source", "perf-script");
+	prof_buf_release(&others);
+	prof_perfscript_stats_release(&st);
+	return rval;
+}
+
+static int fold_profrec(struct config *c, struct prof_chunks *r, struct prof_stacks *t,
+			struct prof_meta *meta, char **event)
+{
+	struct prof_samples_stats st;
+	struct prof_meta in = PROF_META_INIT;
+	const char *unit;
+	int rval = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (*event)
+		st.event = xstrdup(*event);
+	else if (c->samples.event_filter && *c->samples.event_filter)
+		st.event = xstrdup(c->samples.event_filter);
+	if (prof_samples_read(r, t, &c->samples, &in, &st))
+		rval = 1;
+	note_others(st.event ? st.event : "?", !(c->samples.event_filter && *c->samples.event_filter),
+		    st.others, st.other_samples);
+	unit = c->samples.counts ? "samples" : prof_meta_get(&in, "unit");
+	merge_meta(meta, &in, unit ? unit : "ns");
+	if (st.event) {
+		prof_meta_set(meta, "event", st.event);
+		if (!*event)
+			*event = xstrdup(st.event);
+	}
+	prof_meta_set(meta, "source", "profrec");
+	prof_meta_release(&in);
+	prof_samples_stats_release(&st);
+	return rval;
+}
+
+static int fold_folded(struct prof_chunks *r, struct prof_stacks *t, struct prof_meta *meta,
+		       int *ncounts)
+{
+	struct prof_meta in = PROF_META_INIT;
+	const char *unit;
+	int rval = 0, n = 0;
+
+	if (prof_samples_read_folded(r, t, &in, NULL, &n))
+		rval = 1;
+	if (n > *ncounts)
+		*ncounts = n;
+	unit = prof_meta_get(&in, "unit");
+	merge_meta(meta, &in, unit);
+	prof_meta_release(&in);
+	return rval;
+}
+
+static long default_jobs(const char *path)
+{
+	struct stat sb;
+	long n;
+
+	if (!path || strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size < (off_t)(8u << 20))
+		return 1;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 16 ? 16 : n;
+}
+
+static enum format detect(struct prof_chunks *r)
+{
+	size_t len;
+	const char *p = prof_chunks_peek(r, PEEK_SIZE, &len);
+
+	if (prof_samples_detect(p, len))
+		return FMT_PROFREC;
+	if (prof_perfscript_detect(p, len))
+		return FMT_PERF;
+	return FMT_FOLDED;
+}
+
+static uint64_t parse_time_opt(const char *opt, const char *arg)
+{
+	double s;
+
+	if (prof_parse_duration(arg, 1.0, &s) || s < 0)
+		prof_usage_error(SYNOPSIS, "--%s: bad time '%s'", opt, arg);
+	return (uint64_t)(s * 1e9 + 0.5);
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	struct prof_stacks t, xt, *out_t = &t;
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_perfscript_ctx ctx;
+	struct prof_output *o;
+	char *profrec_event = NULL, errbuf[256];
+	const char *const stdin_only[] = { "-" };
+	const char *const *inputs;
+	int ninputs, i, ch, rval = 0, ncounts = 1;
+	uint64_t u;
+	double d;
+
+	prof_set_progname(argv[0]);
+	memset(&c, 0, sizeof(c));
+	memset(&ctx, 0, sizeof(ctx));
+	c.perf.time_to_ns = UINT64_MAX;
+	c.top_opts.threshold_pct = 5;
+	while ((ch = getopt_long(argc, argv, "ae:f:hj:o:qv", long_opts, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			c.perf.annotate_kernel = c.perf.annotate_jit = 1;
+			break;
+		case 'e':
+			c.perf.event_filter = c.samples.event_filter = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "auto") == 0)
+				c.format = FMT_AUTO;
+			else if (strcmp(optarg, "perf") == 0 || strcmp(optarg, "perf-script") == 0)
+				c.format = FMT_PERF;
+			else if (strcmp(optarg, "profrec") == 0)
+				c.format = FMT_PROFREC;
+			else if (strcmp(optarg, "folded") == 0)
+				c.format = FMT_FOLDED;
+			else
+				prof_usage_error(SYNOPSIS, "--format: unknown format '%s'", optarg);
+			break;
+		case 'h':
+			prof_help(help_text);
+		case 'j':
+			if (prof_parse_u64(optarg, &u) || u < 1 || u > 256)
+				prof_usage_error(SYNOPSIS, "--jobs: expected 1..256, got '%s'", optarg);
+			c.jobs = (long)u;
+			break;
+		case 'o':
+			c.output = optarg;
+			break;
+		case 'q':
+			prof_verbosity = 0;
+			break;
+		case 'v':
+			prof_verbosity++;
+			break;
+		case OPT_ADDRS:
+			c.perf.include_addrs = 1;
+			break;
+		case OPT_COLLAPSE:
+			c.xf.collapse_recursion = 1;
+			break;
+		case OPT_COUNTS:
+			c.perf.counts = c.samples.counts = 1;
+			break;
+		case OPT_CPP:
+			c.perf.cpp_names = 1;
+			break;
+		case OPT_EXCLUDE:
+		case OPT_FOCUS:
+			if (prof_transform_add_regex(&c.xf, ch == OPT_EXCLUDE, optarg, errbuf,
+						     sizeof(errbuf)))
+				prof_usage_error(SYNOPSIS, "--%s: bad regex '%s': %s",
+						 ch == OPT_EXCLUDE ? "exclude" : "focus", optarg, errbuf);
+			break;
+		case OPT_HUMAN:
+			c.top_opts.human = 1;
+			break;
+		case OPT_JIT:
+			c.perf.annotate_jit = 1;
+			break;
+		case OPT_KERNEL:
+			c.perf.annotate_kernel = 1;
+			break;
+		case OPT_MARK_INLINED:
+			c.perf.mark_inlined = 1;
+			break;
+		case OPT_MAX_DEPTH:
+			if (prof_parse_u64(optarg, &u) || u < 1)
+				prof_usage_error(SYNOPSIS, "--max-depth: expected a positive number, got '%s'",
+						 optarg);
+			c.xf.max_depth = (size_t)u;
+			break;
+		case OPT_NO_HEADER:
+			c.no_header = 1;
+			break;
+		case OPT_PID:
+			c.perf.include_pid = c.samples.include_pid = 1;
+			break;
+		case OPT_REVERSE:
+			c.xf.reverse = 1;
+			break;
+		case OPT_SKIP_AFTER:
+			c.xf.skip_after = optarg;
+			break;
+		case OPT_SORT:
+			if (strcmp(optarg, "self") == 0)
+				c.top_opts.by_total = 0;
+			else if (strcmp(optarg, "total") == 0)
+				c.top_opts.by_total = 1;
+			else
+				prof_usage_error(SYNOPSIS, "--sort: expected self or total, got '%s'", optarg);
+			break;
+		case OPT_STRIP_COMM:
+			c.xf.strip_comm = 1;
+			break;
+		case OPT_THRESHOLD:
+			if (prof_parse_double(optarg, &d) || d < 0 || d > 100)
+				prof_usage_error(SYNOPSIS, "--threshold: expected 0..100, got '%s'", optarg);
+			c.top_opts.threshold_pct = d;
+			break;
+		case OPT_TID:
+			c.perf.include_tid = c.samples.include_tid = 1;
+			break;
+		case OPT_TIME_FROM:
+			c.perf.time_from_ns = parse_time_opt("time-from", optarg);
+			c.perf.time_window = 1;
+			break;
+		case OPT_TIME_TO:
+			c.perf.time_to_ns = parse_time_opt("time-to", optarg);
+			c.perf.time_window = 1;
+			break;
+		case OPT_TOP:
+			if (prof_parse_u64(optarg, &u) || u < 1)
+				prof_usage_error(SYNOPSIS, "--top: expected a positive number, got '%s'", optarg);
+			c.top = 1;
+			c.top_opts.n = (size_t)u;
+			break;
+		case PROF_OPT_LIST_OPTIONS:
+			prof_list_options(long_opts);
+		default:
+			prof_usage_error(SYNOPSIS, NULL);
+		}
+	}
+	if (c.perf.time_window && c.perf.time_to_ns != UINT64_MAX &&
+	    c.perf.time_to_ns <= c.perf.time_from_ns)
+		prof_usage_error(SYNOPSIS, "--time-to must be later than --time-from");
+	if (c.top_opts.human && !c.top)
+		prof_usage_error(SYNOPSIS, "--human needs --top");
+	c.samples.time_window = c.perf.time_window;
+	c.samples.time_from_ns = c.perf.time_from_ns;
+	c.samples.time_to_ns = c.perf.time_to_ns;
+
+	if (optind < argc) {
+		inputs = (const char *const *)argv + optind;
+		ninputs = argc - optind;
+	} else {
+		inputs = stdin_only;
+		ninputs = 1;
+	}
+	prof_stacks_init(&t, 2);
+	for (i = 0; i < ninputs; i++) {
+		struct prof_input *in = prof_input_open(inputs[i]);
+		struct prof_chunks *r;
+		enum format f;
+
+		if (!in) {
+			rval = 1;
+			continue;
+		}
+		r = prof_chunks_open(in, BLOCK_SIZE);
+		f = c.format != FMT_AUTO ? c.format : detect(r);
+		switch (f) {
+		case FMT_PERF:
+			rval |= fold_perf(&c, r, &t, &meta, &ctx,
+					  c.jobs ? c.jobs : default_jobs(inputs[i]));
+			break;
+		case FMT_PROFREC:
+			rval |= fold_profrec(&c, r, &t, &meta, &profrec_event);
+			break;
+		default:
+			rval |= fold_folded(r, &t, &meta, &ncounts);
+			break;
+		}
+		prof_chunks_close(r);
+	}
+	if (prof_transform_active(&c.xf)) {
+		prof_stacks_init(&xt, t.nweights);
+		prof_transform_apply(&c.xf, &t, &xt);
+		prof_stacks_release(&t);
+		out_t = &xt;
+	}
+	o = prof_output_open(c.output, PROF_OUT_ATOMIC,
+			     c.output ? prof_compression_from_suffix(c.output) : PROF_COMP_NONE);
+	if (!o) {
+		rval = 1;
+	} else {
+		int w;
+
+		if (c.top) {
+			c.top_opts.unit = prof_meta_get(&meta, "unit");
+			w = prof_top_write(out_t, &c.top_opts, &meta, o);
+		} else {
+			w = prof_folded_write(out_t, c.no_header ? NULL : &meta, (size_t)ncounts, o);
+		}
+		if (w) {
+			prof_output_abort(o);
+			rval = 1;
+		} else if (prof_output_close(o)) {
+			rval = 1;
+		}
+	}
+	prof_stacks_release(out_t);
+	prof_meta_release(&meta);
+	prof_perfscript_ctx_release(&ctx);
+	prof_transform_release(&c.xf);
+	free(profrec_event);
+	return rval | prof_close_stdout();
+}

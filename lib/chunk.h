@@ -1,0 +1,66 @@
+#ifndef PROF_CHUNK_H
+#define PROF_CHUNK_H
+/*
+ * Reading an input in large blocks of whole lines, for parsers that walk
+ * a buffer with memchr instead of asking for one line at a time, and for
+ * splitting a big input between threads.
+ *
+ * A prof_chunks reader owns its prof_input. prof_chunks_next() returns a
+ * malloc'ed block that ends at a boundary: after a newline (PROF_CHUNK_LINE)
+ * or after a blank line, the end of a perf-script sample (PROF_CHUNK_BLANK).
+ * The last block may end without one (an unterminated last line). Blocks
+ * are handed over: the caller owns each one and gives it back with
+ * prof_chunks_recycle() (or free()) when done, so a few buffers are reused
+ * instead of faulting in fresh memory for every block.
+ *
+ * Read errors are reported by prof_input (input.h); the reader then
+ * behaves as at end of input and prof_chunks_failed() is true.
+ */
+#include <stddef.h>
+
+struct prof_input;
+
+enum prof_chunk_boundary {
+	PROF_CHUNK_LINE,	/* split after any newline */
+	PROF_CHUNK_BLANK,	/* split after an empty line ("\n\n") */
+};
+
+struct prof_chunks;
+
+/*
+ * A reader over in (ownership taken) producing blocks of about target
+ * bytes (more when a single line or sample is longer).
+ */
+struct prof_chunks *prof_chunks_open(struct prof_input *in, size_t target);
+
+/*
+ * Look at the first bytes of the input without consuming them: buffers
+ * at least want bytes (fewer at end of input) and returns a pointer to
+ * them, their number in *len. Valid until the next call on the reader.
+ */
+const char *prof_chunks_peek(struct prof_chunks *r, size_t want, size_t *len);
+
+/*
+ * The next block, ending at a boundary of the given kind, or NULL at end
+ * of input. *len is its length; *last is set when it is the final block.
+ * The caller owns the block (see prof_chunks_recycle).
+ */
+char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind,
+		       size_t *len, int *last);
+
+/* Give a block back for reuse (thread-safe; NULL is ignored). */
+void prof_chunks_recycle(struct prof_chunks *r, char *block);
+
+/* The input's display name. */
+const char *prof_chunks_name(const struct prof_chunks *r);
+
+/* Nonzero if reading stopped on an error (already reported). */
+int prof_chunks_failed(const struct prof_chunks *r);
+
+/* Close the input and free the reader (blocks not yet given back stay valid). */
+void prof_chunks_close(struct prof_chunks *r);
+
+/* Number of newlines in p[0..n). */
+size_t prof_count_lines(const char *p, size_t n);
+
+#endif
