@@ -1,0 +1,77 @@
+/*
+ * Stack walking inside the profiled process (unwind.h).
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+#include "unwind.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+HIDDEN __attribute__((noinline)) unsigned
+ph_unwind_fp(uint64_t *pcs, unsigned max, uintptr_t stack_lo, uintptr_t stack_hi,
+	     uintptr_t skip_lo, uintptr_t skip_hi)
+{
+	const uintptr_t *fp = __builtin_frame_address(0);
+	unsigned n = 0;
+	int skipping = 1;
+
+	while (n < max) {
+		uintptr_t f = (uintptr_t)fp, ret;
+		const uintptr_t *next;
+
+		if (f < stack_lo || f > stack_hi - 2 * sizeof(uintptr_t) || (f & 7))
+			break;
+		ret = fp[1];
+		next = (const uintptr_t *)fp[0];
+		if (ret < 4096)
+			break;
+		if (skipping && ret >= skip_lo && ret < skip_hi) {
+			/* still inside the shim */
+		} else {
+			skipping = 0;
+			pcs[n++] = ret;
+		}
+		if ((uintptr_t)next <= f)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+typedef int (*unw_backtrace_fn)(void **, int);
+static unw_backtrace_fn unw_backtrace_ptr;
+
+HIDDEN int ph_unwind_dwarf_init(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	int (*set_policy)(void *, int);
+	void **as;
+
+	if (!h)
+		return -1;
+	unw_backtrace_ptr = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
+	if (!unw_backtrace_ptr)
+		return -1;
+	/* unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD) */
+	set_policy = (int (*)(void *, int))dlsym(h, "_ULx86_64_set_caching_policy");
+	as = (void **)dlsym(h, "_ULx86_64_local_addr_space");
+	if (set_policy && as)
+		set_policy(*as, 2);
+	return 0;
+}
+
+HIDDEN __attribute__((noinline)) unsigned
+ph_unwind_dwarf(uint64_t *pcs, unsigned max, uintptr_t skip_lo, uintptr_t skip_hi)
+{
+	void *buf[160];
+	int n, i = 0;
+	unsigned out = 0;
+
+	n = unw_backtrace_ptr(buf, (int)(max + 16 < 160 ? max + 16 : 160));
+	/* buf[0] is our own pc (not a return address): skip the shim's frames. */
+	while (i < n && (uintptr_t)buf[i] >= skip_lo && (uintptr_t)buf[i] < skip_hi)
+		i++;
+	for (; i < n && out < max; i++)
+		pcs[out++] = (uint64_t)(uintptr_t)buf[i];
+	return out;
+}
