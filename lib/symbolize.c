@@ -100,6 +100,7 @@ struct prof_addrspace {
 	struct prof_map *maps;
 	uint32_t *objs;		/* per map: object index, NO_OBJ or OBJ_UNTRIED */
 	size_t n, cap;
+	unsigned long gen;
 	/* /tmp/perf-PID.map */
 	struct jitsym *jit;
 	size_t njit;
@@ -443,6 +444,10 @@ static int sym_cmp(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	/* Prefer the public spelling: fewer leading underscores. */
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -784,56 +789,83 @@ static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t 
 
 static void kallsyms_load(struct prof_symbolizer *s)
 {
-	FILE *f;
-	char line[512];
-	size_t cap = 0, slen = 0, scap = 0;
-	int nonzero = 0;
+	size_t len = 0, cap = 0, scap = 0;
+	int fd, nonzero = 0, sorted = 1;
+	ssize_t n;
+	char *p, *end;
 
 	s->k_loaded = 1;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
-	/* First pass into a string pool (offsets), then fix up pointers. */
-	while (fgets(line, sizeof(line), f)) {
-		char *end, *name, *nl;
-		unsigned long long a = strtoull(line, &end, 16);
+	/* Read it whole, in big chunks (each read(2) walks the symbol table). */
+	for (;;) {
+		if (cap - len < (1 << 16)) {
+			cap = cap ? cap * 2 : (8 << 20);
+			s->kstrings = xrealloc(s->kstrings, cap + 1);
+		}
+		n = read(fd, s->kstrings + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!s->kstrings)
+		return;
+	s->kstrings[len] = 0;
+	/* Parse in place: "ADDR T name[\t[module]]\n"; names stay in the buffer. */
+	for (p = s->kstrings, end = p + len; p < end; p = strchr(p, 0) + 1) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
+		unsigned long long a;
 		char type;
 
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		a = strtoull(p, &q, 16);
+		if (q == p || q[0] != ' ' || !q[1] || q[2] != ' ')
 			continue;
-		type = end[1];
+		type = q[1];
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
+		name = q + 3;
+		q = strchr(name, '\t');
+		if (q)
+			*q = 0;
 		if (a)
 			nonzero = 1;
-		name = end + 3;
-		nl = strchr(name, '\n');
-		if (nl)
-			*nl = 0;
-		/* "name\t[module]": keep the name only. */
-		end = strchr(name, '\t');
-		if (end)
-			*end = 0;
-		PROF_GROW(s->ksyms, s->nksyms + 1, cap);
+		PROF_GROW(s->ksyms, s->nksyms + 1, scap);
+		if (s->nksyms && s->ksyms[s->nksyms - 1].addr > a)
+			sorted = 0;
 		s->ksyms[s->nksyms].addr = a;
 		s->ksyms[s->nksyms].size = 0;
 		s->ksyms[s->nksyms].rank = type == 'T' ? 0 : 1;
-		s->ksyms[s->nksyms].name = (const char *)(uintptr_t)slen;
+		s->ksyms[s->nksyms].name = name;
 		s->nksyms++;
-		PROF_GROW(s->kstrings, slen + strlen(name) + 1, scap);
-		memcpy(s->kstrings + slen, name, strlen(name) + 1);
-		slen += strlen(name) + 1;
 	}
-	fclose(f);
 	if (!nonzero) {
 		free(s->ksyms);
 		s->ksyms = NULL;
 		s->nksyms = 0;
 		return;
 	}
-	for (size_t i = 0; i < s->nksyms; i++)
-		s->ksyms[i].name = s->kstrings + (uintptr_t)s->ksyms[i].name;
-	sort_syms(s->ksyms, &s->nksyms);
+	if (sorted) {
+		/* The usual case: only fill the sizes, keep the first of equal addresses. */
+		size_t w = 0;
+
+		for (size_t i = 0; i < s->nksyms; i++) {
+			if (w && s->ksyms[w - 1].addr == s->ksyms[i].addr)
+				continue;
+			s->ksyms[w++] = s->ksyms[i];
+		}
+		for (size_t i = 0; i < w; i++)
+			s->ksyms[i].size = i + 1 < w ? s->ksyms[i + 1].addr - s->ksyms[i].addr : 4096;
+		s->nksyms = w;
+	} else {
+		sort_syms(s->ksyms, &s->nksyms);
+	}
 	s->k_ok = 1;
 }
 
@@ -1046,10 +1078,16 @@ struct prof_addrspace *prof_addrspace_clone(const struct prof_addrspace *src, pi
 void prof_addrspace_reset(struct prof_addrspace *as)
 {
 	as->n = 0;
+	as->gen++;
 	free(as->jit);
 	as->jit = NULL;
 	as->njit = 0;
 	as->jit_absent = 0;
+}
+
+unsigned long prof_addrspace_generation(const struct prof_addrspace *as)
+{
+	return as->gen;
 }
 
 pid_t prof_addrspace_pid(const struct prof_addrspace *as)
@@ -1075,6 +1113,7 @@ void prof_addrspace_add_map(struct prof_addrspace *as, const struct prof_map *m)
 
 	if (m->end <= m->start)
 		return;
+	as->gen++;
 	nm.path = cstr(as->s, m->path ? m->path : "");
 	if (nm.build_id_len > sizeof(nm.build_id))
 		nm.build_id_len = 0;

@@ -113,6 +113,12 @@ struct prof_addrspace *prof_addrspace_clone(const struct prof_addrspace *src, pi
 /* Forget every mapping (exec); the pid stays. */
 void prof_addrspace_reset(struct prof_addrspace *as);
 
+/*
+ * A number that changes whenever the mappings change (add_map, reset),
+ * for caches built from them (the DWARF unwinder's Dwfl).
+ */
+unsigned long prof_addrspace_generation(const struct prof_addrspace *as);
+
 /* The pid given at creation. */
 pid_t prof_addrspace_pid(const struct prof_addrspace *as);
 
