@@ -194,11 +194,12 @@ int main(int argc, char **argv)
 	struct prof_flame_seq seq = { 0 }, *seqp = NULL;
 	struct prof_flame_palmap palmap;
 	struct prof_flame_nameattr nameattr;
-	struct prof_flame_graph g;
+	struct prof_flame_graph g = { 0 };
 	struct prof_flame_base base = { NULL, 0 };
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_stacks t;
 	struct prof_output *out;
+	int have_palmap = 0, have_nameattr = 0;
 	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
 	const char *bgcolors = NULL, *countname = NULL;
 	int diff_files = 0, normalize = 0, reverse = 0, use_cp = 0, rval = 0, diff, c, i;
@@ -368,12 +369,14 @@ int main(int argc, char **argv)
 			if (sst[i].ncounts == 2) {
 				prof_warn("%s: already differential (two counts per line); "
 					  "--diff takes two ordinary folded files", argv[i]);
-				return PROF_EXIT_FAIL;
+				rval = 1;
 			}
 			prof_stacks_merge_column(&t, (size_t)i, &side[i], 0);
 			prof_stacks_release(&side[i]);
 			st.lines += sst[i].lines;
 		}
+		if (rval && (sst[0].ncounts == 2 || sst[1].ncounts == 2))
+			goto done;
 		st.ncounts = 2;
 	} else if (argc == 0) {
 		if (read_input(NULL, &t, &meta, seqp, &st))
@@ -387,7 +390,8 @@ int main(int argc, char **argv)
 	diff = st.ncounts == 2;
 	if (st.lines == 0) {
 		prof_warn("no stacks in the input: nothing to draw");
-		return PROF_EXIT_FAIL;
+		rval = 1;
+		goto done;
 	}
 	if (normalize && diff) {
 		double before = column_sum(&t, 0), after = column_sum(&t, 1);
@@ -419,7 +423,8 @@ int main(int argc, char **argv)
 	if (prof_flame_layout(&g, &t, seqp, diff, &o)) {
 		prof_warn(base.n ? "no stack contains the --base function(s): nothing to draw"
 				 : "all counts are zero: nothing to draw");
-		return PROF_EXIT_FAIL;
+		rval = 1;
+		goto done;
 	}
 	if (o.total > 0 && o.total < g.sum)
 		prof_info(1, "--total %g is less than the sum of counts %g; ignored", o.total, g.sum);
@@ -431,11 +436,13 @@ int main(int argc, char **argv)
 		prof_flame_palmap_init(&palmap);
 		if (!palfile)
 			palfile = "palette.map";
+		have_palmap = 1;
 		if (prof_flame_palmap_load(&palmap, palfile))
 			rval = 1;
 		o.palmap = &palmap;
 	}
 	if (nameattr_file) {
+		have_nameattr = 1;
 		if (prof_flame_nameattr_load(&nameattr, nameattr_file))
 			rval = 1;
 		o.nameattr = &nameattr;
@@ -443,20 +450,25 @@ int main(int argc, char **argv)
 
 	out = prof_output_open(output, PROF_OUT_ATOMIC,
 			       output ? prof_compression_from_suffix(output) : PROF_COMP_NONE);
-	if (!out)
-		return PROF_EXIT_FAIL;
+	if (!out) {
+		rval = 1;
+		goto done;
+	}
 	if (prof_flame_write(&g, &t, &o, out)) {
 		prof_output_abort(out);
-		return PROF_EXIT_FAIL;
+		rval = 1;
+		goto done;
 	}
-	if (prof_output_close(out))
-		return PROF_EXIT_FAIL;
-	if (use_cp) {
-		if (prof_flame_palmap_save(&palmap, palfile))
-			rval = 1;
+	if (prof_output_close(out)) {
+		rval = 1;
+		goto done;
+	}
+	if (use_cp && prof_flame_palmap_save(&palmap, palfile))
+		rval = 1;
+done:
+	if (have_palmap)
 		prof_flame_palmap_release(&palmap);
-	}
-	if (nameattr_file)
+	if (have_nameattr)
 		prof_flame_nameattr_release(&nameattr);
 	prof_flame_graph_release(&g);
 	prof_flame_seq_release(&seq);

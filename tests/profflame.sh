@@ -1,0 +1,260 @@
+#!/bin/sh
+# profflame: folded stacks -> interactive SVG flame graph.
+. "$(dirname "$0")/lib.sh"
+F=$BIN/profflame
+
+# count FILE XPATH: evaluate an XPath count() on an SVG (namespace-blind).
+count() {
+	xmllint --xpath "$2" "$1" 2>/dev/null
+}
+FRAMES="count(//*[local-name()='g'][@id='frames']/*)"
+# title FILE: every frame tooltip, one per line, sorted.
+titles() {
+	grep -o '<title>[^<]*</title>' "$1" | sed 's/<title>//; s/<\/title>//' | sort
+}
+# fill FILE NAME: the fill colour of the frame whose tooltip starts with NAME.
+fill() {
+	grep -o "<title>$2 ([^<]*</title><rect [^>]*" "$1" | head -n 1 | sed 's/.*fill="\([^"]*\)".*/\1/'
+}
+
+if ! command -v xmllint >/dev/null 2>&1; then
+	skip all "xmllint not installed (package libxml2-utils)"
+	exit 0
+fi
+
+# ---- basics -------------------------------------------------------------
+printf 'a;b;c 1\na;b;d 2\na;e 3\nf 4\n' >"$TMP/small.folded"
+run "$F" --width 1200 "$TMP/small.folded"
+cp "$TMP/stdout" "$TMP/small.svg"
+if [ "$STATUS" = 0 ] && xmllint --noout "$TMP/small.svg" 2>"$TMP/xml.err"; then
+	pass "well-formed SVG"
+else
+	fail "well-formed SVG" "exit $STATUS: $(head -c 300 "$TMP/xml.err" "$TMP/stderr")"
+fi
+check "frame count" 0 "7" count "$TMP/small.svg" "$FRAMES"
+titles "$TMP/small.svg" >"$TMP/titles"
+cat >"$TMP/titles.expected" <<'EOF'
+a (6 samples, 60.00%)
+all (10 samples, 100%)
+b (3 samples, 30.00%)
+c (1 samples, 10.00%)
+d (2 samples, 20.00%)
+e (3 samples, 30.00%)
+f (4 samples, 40.00%)
+EOF
+check_file "tooltips: name (N samples, P%)" 0 "$TMP/titles.expected" cat "$TMP/titles"
+check "title text" 0 "Flame Graph" count "$TMP/small.svg" "string(//*[@id='title'])"
+check "self-contained: no external references" 0 "" \
+	sh -c "grep -Eo '(src|href)=\"(https?:)?//[^\"]*' '$TMP/small.svg'; grep -c 'xlink:href' '$TMP/small.svg' | grep -v '^0$'; true"
+check "script embedded" 0 "1" count "$TMP/small.svg" "count(//*[local-name()='script'])"
+
+# duplicate stacks merge; stdin when no operand
+printf 'a;b 1\nc 2\na;b 3\n' | "$F" >"$TMP/dup.svg" 2>"$TMP/stderr"
+check "duplicate stacks merge" 0 "b (4 samples, 66.67%)" \
+	sh -c "grep -o '<title>b ([^<]*' '$TMP/dup.svg' | sed 's/<title>//'"
+check "fluid width when --width omitted" 0 "100%" count "$TMP/dup.svg" "string(/*/@width)"
+check "fixed width" 0 "1200" count "$TMP/small.svg" "string(/*/@width)"
+
+# ---- identical to flamegraph.pl ------------------------------------------
+# extract FILE: "y x width fill title" per frame, positions to 0.1 px.
+extract() {
+	sed -n 's/.*<title>\([^<]*\)<\/title><rect x="\([0-9.]*\)" y="\([0-9.]*\)" width="\([0-9.]*\)" height="[0-9.]*" fill="\([^"]*\)".*/\3 \2 \4 \5 \1/p' "$1" |
+	awk '{ f = $4
+		if (f ~ /^rgb\(/) { split(substr(f, 5), c, /[,)]/); f = sprintf("#%02x%02x%02x", c[1], c[2], c[3]) }
+		$4 = f; print }' | sort -k1,1n -k2,2n
+}
+FG=${FLAMEGRAPH_DIR:-$TOP/../ref/FlameGraph}
+if [ -n "$CORPUS" ] && [ -f "$FG/flamegraph.pl" ] && command -v perl >/dev/null; then
+	for opts in "" "--colors=java --hash" "--inverted --colors=mem" "--reverse --minwidth=0.5%"; do
+		for f in perf-fp perf-dwarf; do
+			name="same frames, positions and colours as flamegraph.pl: $f $opts"
+			# shellcheck disable=SC2086
+			"$F" --width 1200 $opts "$CORPUS/$f.folded" >"$TMP/ours.svg" 2>/dev/null
+			# shellcheck disable=SC2086
+			perl "$FG/flamegraph.pl" $opts "$CORPUS/$f.folded" >"$TMP/ref.svg" 2>/dev/null
+			extract "$TMP/ours.svg" >"$TMP/ours.txt"
+			extract "$TMP/ref.svg" >"$TMP/ref.txt"
+			if [ ! -s "$TMP/ref.txt" ]; then
+				fail "$name" "no frames from flamegraph.pl"
+				continue
+			fi
+			paste -d '|' "$TMP/ours.txt" "$TMP/ref.txt" | awk -F'|' '
+				{ split($1, a, " "); split($2, b, " ")
+				  ta = $1; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* /, "", ta)
+				  tb = $2; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* /, "", tb)
+				  d = a[2] - b[2]; e = a[3] - b[3]
+				  if (a[1] != b[1] || d > 0.06 || d < -0.06 || e > 0.11 || e < -0.11 || a[4] != b[4] || ta != tb) {
+					print "line " NR ": ours " $1 " / ref " $2; bad = 1; exit 1 } }
+				END { exit bad }' >"$TMP/cmp.out" 2>&1 &&
+			[ "$(wc -l <"$TMP/ours.txt")" = "$(wc -l <"$TMP/ref.txt")" ] &&
+				pass "$name" || fail "$name" "$(wc -l <"$TMP/ours.txt") vs $(wc -l <"$TMP/ref.txt") frames; $(head -c 300 "$TMP/cmp.out")"
+		done
+	done
+else
+	skip "same frames as flamegraph.pl" "needs the corpus, $FG/flamegraph.pl and perl"
+fi
+
+if [ -n "$CORPUS" ] && [ -f "$CORPUS/perf-fp.folded" ]; then
+	run "$F" --width 1200 "$CORPUS/perf-fp.folded"
+	cp "$TMP/stdout" "$TMP/corpus.svg"
+	check "corpus: frame count" 0 "249" count "$TMP/corpus.svg" "$FRAMES"
+	assert "corpus: well-formed" xmllint --noout "$TMP/corpus.svg"
+	run "$F" --width 1200 --minwidth 0 "$CORPUS/perf-dwarf.folded"
+	cp "$TMP/stdout" "$TMP/dwarf0.svg"
+	check "corpus: minwidth 0 draws every frame" 0 "656" count "$TMP/dwarf0.svg" "$FRAMES"
+	"$F" --width 1200 --minwidth 2 "$CORPUS/perf-dwarf.folded" >"$TMP/dwarf2.svg"
+	check "corpus: --minwidth 2 px prunes" 0 "189" count "$TMP/dwarf2.svg" "$FRAMES"
+else
+	skip "corpus" "corpus not present"
+fi
+
+# ---- hostile names --------------------------------------------------------
+printf '<script>alert(1)</script>;a&b"c'"'"'d 5\nesc\033[31mred;nul\000byte 3\nbad\377utf8;\302 2\n' >"$TMP/hostile.folded"
+printf 'x;%s 4\n' "$(printf '\346\227\245\346\234\254\350\252\236%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20)" >>"$TMP/hostile.folded"
+run "$F" --width 300 --title '<b>"t"</b>' --subtitle '&x' --countname '<u>' --notes 'a -- b -->' "$TMP/hostile.folded"
+cp "$TMP/stdout" "$TMP/hostile.svg"
+check_status "hostile names: exit 0" 0 true
+[ "$STATUS" = 0 ] || cat "$TMP/stderr" >&2
+assert "hostile names: well-formed XML" xmllint --noout "$TMP/hostile.svg"
+check "hostile names: script name is text" 0 "1" \
+	count "$TMP/hostile.svg" "count(//*[local-name()='title'][starts-with(., '<script>alert(1)</script> (5 ')])"
+check "hostile names: only our script element" 0 "1" count "$TMP/hostile.svg" "count(//*[local-name()='script'])"
+check "hostile names: no raw markup" 0 "0" sh -c "grep -c '<script>alert\\|<b>\"t\"\\|<u>' '$TMP/hostile.svg' || true"
+assert "hostile names: valid UTF-8" iconv -f UTF-8 -t UTF-8 "$TMP/hostile.svg" -o /dev/null
+check "hostile names: no control characters" 0 "0" \
+	sh -c "LC_ALL=C tr -d '\n\t' <'$TMP/hostile.svg' | LC_ALL=C tr -d '\040-\176\200-\377' | wc -c | tr -d ' '"
+check "hostile names: ESC replaced" 0 "1" \
+	count "$TMP/hostile.svg" "count(//*[local-name()='title'][starts-with(., '$(printf 'esc\357\277\275[31mred')')])"
+check "hostile names: NUL replaced" 0 "1" \
+	count "$TMP/hostile.svg" "count(//*[local-name()='title'][starts-with(., '$(printf 'nul\357\277\275byte')')])"
+check "hostile names: invalid UTF-8 replaced" 0 "1" \
+	count "$TMP/hostile.svg" "count(//*[local-name()='title'][starts-with(., '$(printf 'bad\357\277\275utf8')')])"
+check "hostile names: title escaped" 0 '<b>"t"</b>' count "$TMP/hostile.svg" "string(//*[@id='title'])"
+# labels are cut at character boundaries: the CJK label ends in ".." after whole characters
+check "labels cut on UTF-8 boundaries" 0 "1" \
+	count "$TMP/hostile.svg" "count(//*[local-name()='text'][contains(., '日本語..') or contains(., '本語..') or contains(., '語..')])"
+
+# ---- annotations ----------------------------------------------------------
+printf 'java;a_[j];b_[k];c_[i] 1\n' >"$TMP/ann.folded"
+"$F" --width 1200 --colors java "$TMP/ann.folded" >"$TMP/ann.svg" 2>/dev/null
+check "annotations stripped from labels and tooltips" 0 "0" sh -c "grep -c '_\\[' '$TMP/ann.svg' || true"
+fill "$TMP/ann.svg" a >"$TMP/fill"
+check "java palette: _[j] green" 0 "1" grep -Ec '^#(3[2-9a-f]|[4-6][0-9a-f])(c[89a-f]|[d-f][0-9a-f])' "$TMP/fill"
+fill "$TMP/ann.svg" b >"$TMP/fill"
+check "java palette: _[k] orange" 0 "1" grep -Ec '^#[b-f][0-9a-f][5-9a-f][0-9a-f]00$' "$TMP/fill"
+
+# ---- differential ---------------------------------------------------------
+printf 'a;b 10 20\na;c 20 10\na;d 5 5\n' >"$TMP/diff.folded"
+"$F" --width 1200 "$TMP/diff.folded" >"$TMP/diff.svg" 2>/dev/null
+check "differential: grew is red" 0 "#ff0000" fill "$TMP/diff.svg" b
+check "differential: shrank is blue" 0 "#0000ff" fill "$TMP/diff.svg" c
+check "differential: unchanged is white" 0 "#ffffff" fill "$TMP/diff.svg" d
+titles "$TMP/diff.svg" >"$TMP/t"
+check "differential: tooltip has the delta" 0 "b (20 samples, 57.14%; +28.57%)" grep '^b ' "$TMP/t"
+"$F" --width 1200 --negate "$TMP/diff.folded" >"$TMP/neg.svg" 2>/dev/null
+check "differential: --negate swaps hues" 0 "#0000ff" fill "$TMP/neg.svg" b
+printf 'a;b 10\na;c 20\na;d 5\n' >"$TMP/before.folded"
+printf 'a;b 20\na;c 10\na;d 5\n' >"$TMP/after.folded"
+"$F" --width 1200 --diff "$TMP/before.folded" "$TMP/after.folded" >"$TMP/diff2.svg" 2>/dev/null
+check "--diff BEFORE AFTER equals two-count input" 0 "" cmp "$TMP/diff.svg" "$TMP/diff2.svg"
+printf 'a;b 20\na;c 40\n' >"$TMP/before2.folded"
+printf 'a;b 20\na;c 10\n' >"$TMP/after2.folded"
+"$F" --width 1200 -n --diff "$TMP/before2.folded" "$TMP/after2.folded" >"$TMP/norm.svg" 2>/dev/null
+titles "$TMP/norm.svg" >"$TMP/t"
+check "--normalize scales BEFORE to AFTER's total" 0 "b (20 samples, 66.67%; +33.33%)" grep '^b ' "$TMP/t"
+
+# ---- modes ----------------------------------------------------------------
+printf 'a;b 1\nc 1\na;b 1\n' >"$TMP/chart.folded"
+check "flame graph merges" 0 "4" sh -c "'$F' '$TMP/chart.folded' >'$TMP/g.svg' && xmllint --xpath \"$FRAMES\" '$TMP/g.svg'"
+check "--flamechart keeps input order" 0 "6" sh -c "'$F' --flamechart '$TMP/chart.folded' >'$TMP/c.svg' && xmllint --xpath \"$FRAMES\" '$TMP/c.svg'"
+check "--flamechart title" 0 "Flame Chart" count "$TMP/c.svg" "string(//*[@id='title'])"
+printf 'a;b 1\nc;b 1\n' >"$TMP/rev.folded"
+check "--reverse merges leaves" 0 "b (2 samples, 100.00%)" \
+	sh -c "'$F' --reverse '$TMP/rev.folded' | grep -o '<title>b ([^<]*' | sed 's/<title>//'"
+"$F" --inverted --width 1200 "$TMP/small.folded" >"$TMP/inv.svg"
+check "--inverted: icicle title" 0 "Icicle Graph" count "$TMP/inv.svg" "string(//*[@id='title'])"
+check "--inverted: root at the top" 0 "36" \
+	sh -c "grep -o '<title>all [^<]*</title><rect x=\"[0-9.]*\" y=\"[0-9.]*\"' '$TMP/inv.svg' | sed 's/.*y=\"//; s/\"//'"
+printf 'main;a;x 5\nmain;b;x 3\nother 2\n' >"$TMP/base.folded"
+check "--base roots the graph" 0 "a (5 samples, 62.50%)|all (8 samples, 100%)|b (3 samples, 37.50%)|x (3 samples, 37.50%)|x (5 samples, 62.50%)" \
+	sh -c "'$F' --base a --base b '$TMP/base.folded' >'$TMP/b.svg' && grep -o '<title>[^<]*' '$TMP/b.svg' | sed 's/<title>//' | sort | paste -sd '|'"
+printf 'a 1000\nb 1\n' >"$TMP/min.folded"
+check "--minwidth PCT% prunes" 0 "2" sh -c "'$F' --minwidth 1% '$TMP/min.folded' >'$TMP/m.svg' && xmllint --xpath \"$FRAMES\" '$TMP/m.svg'"
+check "--minwidth 0 keeps all" 0 "3" sh -c "'$F' --minwidth 0 '$TMP/min.folded' >'$TMP/m.svg' && xmllint --xpath \"$FRAMES\" '$TMP/m.svg'"
+check "--max-depth caps drawn depth" 0 "5" sh -c "'$F' -q --max-depth 2 '$TMP/small.folded' | grep -c '<g><title>[a-f] \\|<g><title>all'" 
+printf '# unit=ns event=cpu-clock\na;b 1500\n' >"$TMP/unit.folded"
+check "countname from # unit=" 0 "b (1,500 ns, 100.00%)" \
+	sh -c "'$F' '$TMP/unit.folded' | grep -o '<title>b ([^<]*' | sed 's/<title>//'"
+check "--countname overrides" 0 "b (1,500 bytes, 100.00%)" \
+	sh -c "'$F' --countname bytes '$TMP/unit.folded' | grep -o '<title>b ([^<]*' | sed 's/<title>//'"
+check "--factor scales tooltips" 0 "b (3,000 ns, 100.00%)" \
+	sh -c "'$F' --factor 2 '$TMP/unit.folded' | grep -o '<title>b ([^<]*' | sed 's/<title>//'"
+check "--total sets the 100% width" 0 "b (1,500 ns, 50.00%)" \
+	sh -c "'$F' --total 3000 '$TMP/unit.folded' | grep -o '<title>b ([^<]*' | sed 's/<title>//'"
+check "--notes in a comment" 0 "1" sh -c "'$F' --notes 'built by ci' '$TMP/small.folded' | grep -c '<!-- NOTES: built by ci -->'"
+
+# chain: frames after "--" are wakers (aqua), the rest blue
+printf 'off;sleep;--;waker;wake 5\n' >"$TMP/chain.folded"
+"$F" --colors chain --width 1200 "$TMP/chain.folded" >"$TMP/chain.svg"
+fill "$TMP/chain.svg" waker >"$TMP/fill"
+check "chain palette: waker frames aqua" 0 "1" grep -c '^#[3-6][0-9a-f][a-d][0-9a-f][a-d][0-9a-f]$' "$TMP/fill"
+check "chain palette: separator grey" 0 "#a0a0a0" fill "$TMP/chain.svg" --
+
+# consistent palette
+( cd "$TMP" && "$F" --cp small.folded >/dev/null ) 
+check "--cp writes palette.map sorted" 0 "a|b|c|d|e|f" sh -c "sed 's/->.*//' '$TMP/palette.map' | grep -v '^\$' | paste -sd '|'"
+printf 'a->rgb(1,2,3)\n' >"$TMP/pal.map"
+check "--palette-file colours are reused" 0 "#010203" \
+	sh -c "'$F' --palette-file '$TMP/pal.map' '$TMP/small.folded' >'$TMP/p.svg' && grep -o '<title>a ([^<]*</title><rect [^>]*' '$TMP/p.svg' | sed 's/.*fill=\"//; s/\".*//'"
+check "--palette-file grows with new names (root included, as flamegraph.pl)" 0 "7" sh -c "grep -c 'rgb(' '$TMP/pal.map'"
+
+# name attributes
+printf 'b\thref=https://example.com/?a=1&b=2\ttitle=<about b>\tclass=hot\n' >"$TMP/attr.txt"
+"$F" --nameattr "$TMP/attr.txt" "$TMP/small.folded" >"$TMP/attr.svg"
+assert "--nameattr: well-formed" xmllint --noout "$TMP/attr.svg"
+check "--nameattr: link, title and attributes" 0 "1" \
+	count "$TMP/attr.svg" "count(//*[local-name()='a'][@class='hot'][*[local-name()='title']='<about b>'])"
+
+# output file, atomic, compressed, html
+run "$F" -o "$TMP/out.svg" "$TMP/small.folded"
+check "-o FILE" 0 "7" count "$TMP/out.svg" "$FRAMES"
+"$F" -o "$TMP/out.svg.gz" "$TMP/small.folded"
+check "-o FILE.gz compresses" 0 "7" sh -c "gzip -dc '$TMP/out.svg.gz' >'$TMP/gz.svg' && xmllint --xpath \"$FRAMES\" '$TMP/gz.svg'"
+"$F" -o "$TMP/out.html" "$TMP/small.folded"
+check "-o FILE.html writes a page" 0 "1" sh -c "head -n 1 '$TMP/out.html' | grep -c '<!DOCTYPE html>'"
+assert "html page parses" xmllint --html --noout "$TMP/out.html"
+check "--format html" 0 "1" sh -c "'$F' --format html '$TMP/small.folded' | grep -c '^<svg '"
+
+# ---- errors ---------------------------------------------------------------
+printf 'a;b 1\nno count here\nc;d 2\n-x -1\n' >"$TMP/bad.folded"
+check_error "malformed line: file:line" 1 "bad.folded:2: missing count" "$F" -o "$TMP/bad.svg" "$TMP/bad.folded"
+check_error "negative count: file:line" 1 "bad.folded:4: negative count" "$F" -o "$TMP/bad.svg" "$TMP/bad.folded"
+check "malformed lines: the rest is drawn" 0 "5" count "$TMP/bad.svg" "$FRAMES"
+printf 'a;b 1 2\nc 3\n' >"$TMP/mixed.folded"
+check_error "differential then single count" 1 "mixed.folded:2: expected two counts" "$F" "$TMP/mixed.folded"
+: >"$TMP/empty.folded"
+check_error "empty input: exit 1" 1 "no stacks in the input" "$F" -o "$TMP/empty.svg" "$TMP/empty.folded"
+check "empty input: no file written" 0 "" sh -c "ls '$TMP' | grep -F 'empty.svg'; true"
+printf '# unit=samples\n\n# only comments\n' >"$TMP/comments.folded"
+check_error "comments only: exit 1" 1 "no stacks in the input" "$F" "$TMP/comments.folded"
+check_error "fully filtered by --base: exit 1" 1 "no stack contains" "$F" -o "$TMP/none.svg" --base nothere "$TMP/small.folded"
+check "fully filtered: no file written" 0 "" sh -c "ls '$TMP' | grep -F 'none.svg'; true"
+printf 'a 0\n' >"$TMP/zero.folded"
+check_error "all counts zero: exit 1" 1 "all counts are zero" "$F" "$TMP/zero.folded"
+check_error "missing file" 1 "nosuch.folded" "$F" "$TMP/nosuch.folded"
+printf 'a;b 1 2\n' >"$TMP/d2.folded"
+check_error "--diff rejects differential files" 1 "already differential" "$F" --diff "$TMP/d2.folded" "$TMP/small.folded"
+check_error "usage: unknown palette" 2 "unknown palette" "$F" --colors nope "$TMP/small.folded"
+check_error "usage: bad minwidth" 2 "--minwidth" "$F" --minwidth abc "$TMP/small.folded"
+check_error "usage: bad width" 2 "--width" "$F" --width -5 "$TMP/small.folded"
+check_error "usage: bad bgcolors" 2 "--bgcolors" "$F" --bgcolors '#12345z' "$TMP/small.folded"
+check_error "usage: css in font name" 2 "--fonttype" "$F" --fonttype 'a;}body{x' "$TMP/small.folded"
+check_error "usage: bad format" 2 "--format" "$F" --format png "$TMP/small.folded"
+check_error "usage: --diff needs two files" 2 "two files" "$F" --diff "$TMP/small.folded"
+check_error "usage: unknown option" 2 "usage: profflame" "$F" --bogus "$TMP/small.folded"
+check_error "usage: bad max-depth" 2 "--max-depth" "$F" --max-depth 0 "$TMP/small.folded"
+run "$F" --help
+check_status "--help exits 0" 0 true
+check "--help prints the synopsis" 0 "usage: profflame [-hq] [-o file] [--format svg|html] [--title text] [--colors palette]" \
+	sh -c "'$F' --help | head -n 1"
+check "--list-options" 0 "--minwidth=" sh -c "'$F' --list-options | grep -x -- --minwidth="
