@@ -161,10 +161,8 @@ static unsigned parse_backends(const char *s)
 			mask |= BE_TEGRA;
 		else if (strcmp(t, "all") == 0 || strcmp(t, "auto") == 0)
 			mask |= BE_ALL;
-		else {
-			free(copy);
+		else
 			usage_error("-b: unknown backend '%s' (nvml, amdgpu, tegrastats)", t);
-		}
 	}
 	free(copy);
 	if (!mask)
@@ -390,8 +388,8 @@ static void check_alerts(struct profgpu *pg, struct active *a, const struct prof
 	}
 }
 
-/* /proc/PID/comm into buf ("" if gone). */
-static void read_comm(pid_t pid, char *buf, size_t n)
+/* /proc/PID/comm into buf; -1 if the process is gone. */
+static int read_comm(pid_t pid, char *buf, size_t n)
 {
 	char path[64];
 	ssize_t len;
@@ -401,7 +399,7 @@ static void read_comm(pid_t pid, char *buf, size_t n)
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return -1;
 	len = read(fd, buf, n - 1);
 	close(fd);
 	if (len < 0)
@@ -409,6 +407,7 @@ static void read_comm(pid_t pid, char *buf, size_t n)
 	while (len > 0 && buf[len - 1] == '\n')
 		len--;
 	buf[len] = '\0';
+	return 0;
 }
 
 static void mark_lost(struct active *a, uint64_t time_ns)
@@ -439,7 +438,8 @@ static void sample_processes(struct profgpu *pg, struct active *a, uint64_t time
 
 		if (pg->child && !prof_gpu_pid_in_tree((pid_t)p->pid, pg->child, getpid()))
 			continue;
-		read_comm((pid_t)p->pid, comm, sizeof(comm));
+		if (read_comm((pid_t)p->pid, comm, sizeof(comm)) < 0)
+			continue;	/* gone since the driver listed it */
 		out_write(pg, pg->procs_out, row,
 			  prof_gpu_format_proc_row(row, sizeof(row), time_ns, a->dev->index, p, comm));
 	}

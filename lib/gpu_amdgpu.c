@@ -85,9 +85,13 @@ static int amd_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
 	uint64_t v;
 	int r;
 
-	/* The busy file decides whether the device is still there. */
+	/*
+	 * The busy file decides whether the device is still there: it existed
+	 * when the device was found, so its absence means the device is gone.
+	 */
 	r = read_u64(ad->dirfd, "gpu_busy_percent", &v);
-	if (r == PROF_GPU_LOST || faccessat(ad->dirfd, ".", F_OK, 0) < 0)
+	if (r == PROF_GPU_LOST || (r == 0 && faccessat(ad->dirfd, "gpu_busy_percent", F_OK, 0) < 0 &&
+				   (errno == ENOENT || errno == ENODEV)))
 		return PROF_GPU_LOST;
 	if (r > 0) {
 		s->util_pct = (double)v;
