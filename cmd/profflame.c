@@ -18,14 +18,16 @@
 #include "xalloc.h"
 
 static const char synopsis[] =
-	"profflame [-hq] [-o file] [--format svg|html] [--title text] [--colors palette]\n"
-	"                 [--width px] [--minwidth px|pct%] [--reverse] [--inverted] [--flamechart]\n"
-	"                 [--diff] [options] [file ...]";
+	"profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
+	"                 [--colors palette] [--width px] [--minwidth px|pct%]\n"
+	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
+	"                 [file ...]";
 
 static const char help_text[] =
-	"usage: profflame [-hq] [-o file] [--format svg|html] [--title text] [--colors palette]\n"
-	"                 [--width px] [--minwidth px|pct%] [--reverse] [--inverted] [--flamechart]\n"
-	"                 [--diff] [options] [file ...]\n"
+	"usage: profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
+	"                 [--colors palette] [--width px] [--minwidth px|pct%]\n"
+	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
+	"                 [file ...]\n"
 	"\n"
 	"Draw folded stacks (\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential)\n"
 	"as a self-contained interactive flame graph. Reads the files, or stdin.\n"

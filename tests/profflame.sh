@@ -255,6 +255,8 @@ check_error "usage: unknown option" 2 "usage: profflame" "$F" --bogus "$TMP/smal
 check_error "usage: bad max-depth" 2 "--max-depth" "$F" --max-depth 0 "$TMP/small.folded"
 run "$F" --help
 check_status "--help exits 0" 0 true
-check "--help prints the synopsis" 0 "usage: profflame [-hq] [-o file] [--format svg|html] [--title text] [--colors palette]" \
-	sh -c "'$F' --help | head -n 1"
+check "--help prints the man page's synopsis" 0 "usage: profflame [-hq] [-o file] [--format svg|html] [--title text]
+                 [--colors palette] [--width px] [--minwidth px|pct%]
+                 [--reverse] [--inverted] [--flamechart] [--diff] [options]
+                 [file ...]" sh -c "'$F' --help | head -n 4"
 check "--list-options" 0 "--minwidth=" sh -c "'$F' --list-options | grep -x -- --minwidth="
