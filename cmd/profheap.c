@@ -137,6 +137,28 @@ static unsigned long supp_load(struct supp *s, const char *path)
 	return bad;
 }
 
+/*
+ * Nonzero if path is one of the C/C++ runtime's own objects. Blocks still
+ * live whose every frame lies in them were allocated by the runtime for
+ * itself (start-up, libstdc++'s emergency exception pool...), not by the
+ * program: they are not its leaks.
+ */
+static int runtime_object(const char *path)
+{
+	static const char *const names[] = {
+		"libc.so", "ld-linux", "ld64.so", "libstdc++.so", "libgcc_s.so", "libm.so",
+		"libpthread.so", "libdl.so",
+	};
+	const char *b = strrchr(path, '/');
+	size_t i;
+
+	b = b ? b + 1 : path;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(b, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
 /* Glob with '*' over the whole string. */
 static int glob_match(const char *p, const char *pe, const char *s, const char *se)
 {
@@ -381,7 +403,7 @@ static int process_one(const struct opts *o, const char *tag, struct prof_symbol
 		const struct prof_heap_site *s = &sites[id];
 		const uint64_t *pcs;
 		size_t depth, nf = 0, k;
-		int suppressed = 0;
+		int suppressed = 0, runtime_only;
 		double wa[4], wb[2];
 
 		if (!s->alloc_count && !s->live_bytes && !s->peak_bytes && !s->temp_count)
@@ -391,6 +413,7 @@ static int process_one(const struct opts *o, const char *tag, struct prof_symbol
 			f.damaged++;
 			continue;
 		}
+		runtime_only = depth > 0;
 		for (k = depth; k-- > 0;) {
 			struct prof_frame fr[32];
 			size_t n = prof_symbolize(sym, as, pcs[k], PROF_SYM_RETURN, fr, 32), j;
@@ -406,7 +429,11 @@ static int process_one(const struct opts *o, const char *tag, struct prof_symbol
 			}
 			for (i = 0; mp && mp->path[0] && i < o->supp.n && !suppressed && s->live_bytes; i++)
 				suppressed = supp_match1(o->supp.pats[i], mp->path);
+			if (!mp || !runtime_object(mp->path))
+				runtime_only = 0;
 		}
+		if (runtime_only)
+			suppressed = 1;
 		if (!nf) {
 			PROF_GROW(frames, 1, fcap);
 			frames[nf++] = prof_stacks_frame(&a, "[no stack]", 10);
