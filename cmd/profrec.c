@@ -38,7 +38,7 @@
 #include "xalloc.h"
 
 #define SYNOPSIS \
-	"profrec [-aq] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
+	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
 	"               [--debuginfod] [--] [command [argument ...]]"
@@ -897,7 +897,9 @@ static void build_meta(struct rec *r, struct prof_meta *m)
 	}
 	prof_meta_set(m, "event", prof_buf_cstr(&b));
 	prof_meta_set(m, "unit", prof_buf_cstr(&u));
-	if (r->period)
+	if (r->nevents == 1 && r->offcpu_event == 0)
+		prof_meta_set(m, "period", "1");
+	else if (r->period)
 		prof_meta_setf(m, "period", "%llu", (unsigned long long)r->period);
 	else
 		prof_meta_setf(m, "freq", "%llu", (unsigned long long)r->freq);
