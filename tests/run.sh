@@ -1,6 +1,7 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Run the test suite once against one build: the lib unit tests
-# (BUILD/tests/unit/test_*) and the tool tests (tests/*.sh).
+# (BUILD/tests/unit/test_*) and the tool tests (tests/*.sh), as many at a
+# time as there are cores (TEST_JOBS overrides).
 #   tests/run.sh BUILD BINDIR [LABEL]
 # Prints every result line, then "N passed, N failed, N skipped".
 # Exit status 0 only when nothing failed.
@@ -10,39 +11,54 @@ BIN=${2:-bin}
 LABEL=${3:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD BIN
-results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
+# run_one INDEX NAME CMD...: results go to $work/INDEX.{out,res}
 run_one() {
-	name=$1
-	shift
-	out=$(mktemp)
-	status=0
-	"$@" >"$out" 2>&1 || status=$?
-	grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed "s|^\([A-Z]*\) |\1 ${LABEL:+[$LABEL] }|"
-	grep -E '^(PASS|FAIL|SKIP) ' "$out" >>"$results"
-	if [ "$status" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
-		echo "FAIL ${LABEL:+[$LABEL] }$name: exited $status: $(grep -Ev '^(PASS|SKIP) ' "$out" | tail -n 5 | tr '\n' '|')"
-		echo "FAIL $name" >>"$results"
+	local idx=$1 name=$2 status=0 start end
+	shift 2
+	start=$(date +%s)
+	"$@" >"$work/$idx.raw" 2>&1 || status=$?
+	end=$(date +%s)
+	grep -E '^(PASS|FAIL|SKIP) ' "$work/$idx.raw" >"$work/$idx.res"
+	if [ "$status" -ne 0 ] && ! grep -q '^FAIL ' "$work/$idx.raw"; then
+		echo "FAIL $name: exited $status: $(grep -Ev '^(PASS|SKIP) ' "$work/$idx.raw" | tail -n 5 | tr '\n' '|')" >>"$work/$idx.res"
 	fi
-	rm -f "$out"
+	echo "# $name: $((end - start)) s" >>"$work/$idx.res"
 }
 
 cd "$TOP" || exit 1
+tests=()
 for t in "$BUILD"/tests/unit/test_*; do
-	[ -x "$t" ] || continue
-	case $t in *.o|*.d) continue ;; esac
-	run_one "$(basename "$t")" "$t"
+	[ -x "$t" ] && [ -f "$t" ] && tests+=("$(basename "$t")|$t")
 done
 for t in tests/*.sh; do
-	[ "$t" = tests/lib.sh ] && continue
-	[ "$t" = tests/run.sh ] && continue
-	[ "$t" = tests/check.sh ] && continue
-	run_one "$(basename "$t" .sh)" sh "$t"
+	case $t in tests/lib.sh|tests/check.sh|tests/run.sh) continue ;; esac
+	tests+=("$(basename "$t" .sh)|bash $t")
 done
 
-p=$(grep -c '^PASS ' "$results")
-f=$(grep -c '^FAIL ' "$results")
-s=$(grep -c '^SKIP ' "$results")
+i=0
+for entry in "${tests[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n 2>/dev/null || true
+	done
+	name=${entry%%|*}
+	# shellcheck disable=SC2086
+	run_one "$i" "$name" ${entry#*|} &
+	i=$((i + 1))
+done
+wait
+
+prefix=${LABEL:+[$LABEL] }
+: >"$work/all"
+for ((k = 0; k < i; k++)); do
+	sed "s/^\(PASS\|FAIL\|SKIP\) /\1 $prefix/" "$work/$k.res"
+	grep -v '^#' "$work/$k.res" >>"$work/all"
+done
+p=$(grep -c '^PASS ' "$work/all")
+f=$(grep -c '^FAIL ' "$work/all")
+s=$(grep -c '^SKIP ' "$work/all")
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]
