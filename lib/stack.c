@@ -172,58 +172,93 @@ void prof_stacks_format(const struct prof_stacks *t, uint32_t id, struct prof_bu
 }
 
 /*
- * Sorting: each stack's folded text is built once into one arena; the
- * sort compares those strings as byte strings (memcmp, then length),
- * which is Perl's default "sort keys" order.
+ * Sorting in byte order of the folded text without building the text:
+ * stacks are compared frame by frame, and because a frame's text is
+ * followed by ';' (or by the end of the line when it is the leaf), each
+ * frame gets two ranks: its name followed by ';' and its name alone, both
+ * ranked once among all frame names in byte order. Comparing rank
+ * sequences then gives exactly the order of comparing the joined texts
+ * (names never contain ';'), with integer compares instead of memcmp.
  */
-struct sort_key {
-	const char *text;
-	size_t len;
-	uint32_t id;
+struct rank_key {
+	const char *name;
+	uint32_t len;
+	uint32_t slot;		/* frame * 2 + (1 if followed by ';') */
 };
 
-static int compare_keys(const void *a, const void *b)
+static int compare_rank_keys(const void *a, const void *b)
 {
-	const struct sort_key *x = a, *y = b;
+	const struct rank_key *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->text, y->text, n);
+	int c = memcmp(x->name, y->name, n), cx, cy;
 
 	if (c)
 		return c;
-	return (x->len > y->len) - (x->len < y->len);
+	/* The byte after the common part: the rest of the longer name, ';' or end (-1). */
+	cx = x->len > n ? (unsigned char)x->name[n] : (x->slot & 1) ? ';' : -1;
+	cy = y->len > n ? (unsigned char)y->name[n] : (y->slot & 1) ? ';' : -1;
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	return x->len != y->len ? (x->len < y->len ? -1 : 1) : (int)(x->slot & 1) - (int)(y->slot & 1);
+}
+
+struct sort_ctx {
+	const struct prof_stacks *t;
+	const uint32_t *rank;	/* slot -> rank */
+};
+
+static int compare_stacks(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+	size_t da, db, i, n;
+	const uint32_t *fa = prof_stacks_frames(ctx->t, ia, &da);
+	const uint32_t *fb = prof_stacks_frames(ctx->t, ib, &db);
+
+	n = da < db ? da : db;
+	for (i = 0; i < n; i++) {
+		uint32_t ra = ctx->rank[fa[i] * 2 + (i + 1 < da)];
+		uint32_t rb = ctx->rank[fb[i] * 2 + (i + 1 < db)];
+
+		if (ra != rb)
+			return ra < rb ? -1 : 1;
+	}
+	return (da > db) - (da < db);
 }
 
 uint32_t *prof_stacks_sorted(const struct prof_stacks *t, size_t *n)
 {
-	struct prof_buf text = PROF_BUF_INIT;
-	struct sort_key *keys = xmalloc((t->count ? t->count : 1) * sizeof(*keys));
-	size_t *starts = xmalloc((t->count ? t->count : 1) * sizeof(*starts));
-	uint32_t *ids;
-	size_t i, k = 0;
+	size_t nframes = prof_intern_count(&t->frames), i, k = 0;
+	struct rank_key *keys = xmalloc((nframes * 2 + 1) * sizeof(*keys));
+	uint32_t *rank = xmalloc((nframes * 2 + 1) * sizeof(*rank));
+	uint32_t *ids = xmalloc((t->count + 1) * sizeof(*ids));
+	struct sort_ctx ctx = { t, rank };
+
+	for (i = 0; i < nframes * 2; i++) {
+		size_t len;
+
+		keys[i].name = prof_intern_str(&t->frames, (uint32_t)(i / 2), &len);
+		keys[i].len = (uint32_t)len;
+		keys[i].slot = (uint32_t)i;
+	}
+	qsort(keys, nframes * 2, sizeof(*keys), compare_rank_keys);
+	for (i = 0; i < nframes * 2; i++)
+		rank[keys[i].slot] = (uint32_t)i;
+	free(keys);
 
 	for (i = 0; i < t->count; i++) {
 		const double *w = prof_stacks_weights(t, (uint32_t)i);
-		size_t c, nonzero = 0;
+		size_t c;
 
-		for (c = 0; c < t->nweights; c++)
-			nonzero |= w[c] != 0;
-		if (!nonzero)
-			continue;
-		starts[k] = text.len;
-		prof_stacks_format(t, (uint32_t)i, &text);
-		keys[k].len = text.len - starts[k];
-		keys[k].id = (uint32_t)i;
-		k++;
+		for (c = 0; c < t->nweights; c++) {
+			if (w[c] != 0) {
+				ids[k++] = (uint32_t)i;
+				break;
+			}
+		}
 	}
-	for (i = 0; i < k; i++)
-		keys[i].text = prof_buf_cstr(&text) + starts[i];
-	qsort(keys, k, sizeof(*keys), compare_keys);
-	ids = xmalloc((k ? k : 1) * sizeof(*ids));
-	for (i = 0; i < k; i++)
-		ids[i] = keys[i].id;
+	qsort_r(ids, k, sizeof(*ids), compare_stacks, &ctx);
+	free(rank);
 	*n = k;
-	free(keys);
-	free(starts);
-	prof_buf_release(&text);
 	return ids;
 }

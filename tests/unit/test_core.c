@@ -96,6 +96,12 @@ static void test_stacks(void)
 		CHECK_STR(s, "B 1\na 5\na;b 3\na;b;c 1\nab;c 1\n");
 		free(s);
 	}
+	TEST("stacks: names with bytes below ';' sort as the joined text does") {
+		char *s = fold_text("foo;x 1\nfoo2;y 1\nfoo 1\nfoo!;z 1\nfo 1\nfoo;x;a 1\n", 1);
+
+		CHECK_STR(s, "fo 1\nfoo 1\nfoo!;z 1\nfoo2;y 1\nfoo;x 1\nfoo;x;a 1\n");
+		free(s);
+	}
 	TEST("stacks: decimal counts and frames with spaces") {
 		char *s = fold_text("main;do work 1.5\nmain;do work 2.25\n", 1);
 
