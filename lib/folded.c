@@ -176,10 +176,23 @@ size_t prof_format_count(char *buf, double v)
 {
 	int n;
 
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		n = snprintf(buf, 32, "%.0f", v);
-	else
-		n = snprintf(buf, 32, "%.15g", v);
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		/* Integers, the common case, without printf's float machinery. */
+		uint64_t u = (uint64_t)fabs(v);
+		char tmp[24];
+		size_t len = 0, i = 0;
+
+		do
+			tmp[len++] = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		if (v < 0)
+			buf[i++] = '-';
+		while (len)
+			buf[i++] = tmp[--len];
+		buf[i] = '\0';
+		return i;
+	}
+	n = snprintf(buf, 32, "%.15g", v);
 	return n < 0 ? 0 : (size_t)n;
 }
 
