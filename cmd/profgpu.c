@@ -34,37 +34,36 @@
 extern char **environ;
 
 #define SYNOPSIS                                                               \
-	"profgpu [-lqv] [-b BACKEND[,BACKEND]] [-c COUNT] [-d DURATION] "      \
-	"[-g INDEX[,INDEX]]\n"                                                 \
-	"               [-i INTERVAL] [-o FILE] [--alert EXPR] [--fail-on-alert]\n" \
-	"               [--processes FILE] [--summary] [--tegrastats FILE]\n"  \
-	"               [--] [COMMAND [ARG ...]]\n"
+	"profgpu [-lqv] [-b backend[,backend]] [-c count] [-d duration]\n"      \
+	"               [-g index[,index]] [-i interval] [-o file] [--alert expr]\n" \
+	"               [--fail-on-alert] [--processes file] [--summary]\n"      \
+	"               [--tegrastats file] [--] [command [arg ...]]\n"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS
-	"Sample GPUs while COMMAND runs (or until interrupted) and write a TSV\n"
+	"Sample GPUs while command runs (or until interrupted) and write a TSV\n"
 	"timeline (prof-formats(5), schema profgpu-timeline).\n"
 	"\n"
-	"  -b, --backend=LIST     nvml, amdgpu, tegrastats (default: all found)\n"
-	"  -c, --count=COUNT      stop after COUNT samples\n"
-	"  -d, --duration=DURATION  stop after DURATION (default unit s)\n"
-	"  -g, --gpu=INDEX[,INDEX]  sample only these GPUs (see -l)\n"
-	"  -i, --interval=INTERVAL  sampling interval (default 100ms; bare number: ms)\n"
+	"  -b, --backend=list     nvml, amdgpu, tegrastats (default: all found)\n"
+	"  -c, --count=count      stop after count samples\n"
+	"  -d, --duration=duration  stop after duration (default unit s)\n"
+	"  -g, --gpu=index[,index]  sample only these GPUs (see -l)\n"
+	"  -i, --interval=interval  sampling interval (default 100ms; bare number: ms)\n"
 	"  -l, --list             list GPUs and backends, then exit\n"
-	"  -o, --output=FILE      write the TSV to FILE (.gz/.zst/.lz4 compress)\n"
+	"  -o, --output=file      write the TSV to file (.gz/.zst/.lz4 compress)\n"
 	"  -q, --quiet            no summary on stderr\n"
 	"  -v, --verbose          more messages\n"
-	"      --alert=EXPR       warn when EXPR (temp>85, mem>95%, util<10,\n"
+	"      --alert=expr       warn when expr (temp>85, mem>95%, util<10,\n"
 	"                         power>250W ...) becomes true; repeatable\n"
-	"      --fail-on-alert    exit 1 if an alert fired and COMMAND succeeded\n"
-	"      --processes=FILE   per-process GPU use of COMMAND's process tree\n"
-	"                         (schema profgpu-processes) to FILE\n"
+	"      --fail-on-alert    exit 1 if an alert fired and command succeeded\n"
+	"      --processes=file   per-process GPU use of command's process tree\n"
+	"                         (schema profgpu-processes) to file\n"
 	"      --summary          write only the per-GPU summary as TSV\n"
-	"      --tegrastats=FILE  read tegrastats output from FILE ('-': stdin)\n"
+	"      --tegrastats=file  read tegrastats output from file ('-': stdin)\n"
 	"  -h, --help             this text\n"
 	"\n"
-	"Exit status: COMMAND's (126 cannot execute, 127 not found, 128+N killed\n"
-	"by signal N); without COMMAND 0; 1 on failure; 2 on usage error.\n";
+	"Exit status: command's (126 cannot execute, 127 not found, 128+N killed\n"
+	"by signal N); without command 0; 1 on failure; 2 on usage error.\n";
 
 enum {
 	OPT_ALERT = 0x100,
