@@ -710,6 +710,7 @@ int main(int argc, char **argv)
 	struct prof_child child;
 	struct totals tot = { 0 };
 	struct sigaction sa;
+	struct stat st;
 	size_t i;
 
 	prof_set_progname(argv[0]);
@@ -796,6 +797,10 @@ int main(int argc, char **argv)
 	}
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		prof_warn_errno("cannot create output directory '%s'", dir);
+		return PROF_EXIT_FAIL;
+	}
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		prof_warn("output directory '%s' is not a directory", dir);
 		return PROF_EXIT_FAIL;
 	}
 	if (access(dir, W_OK | X_OK) < 0) {

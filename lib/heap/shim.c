@@ -239,7 +239,7 @@ static struct pshard *shards;
 static struct pent *shard_slab;		/* the first SHARD_INIT entries of every shard */
 #define SHARD_INIT 16
 static unsigned char *filter;		/* sampled mode: counting filter of sampled blocks */
-#define FILTER_BITS 20
+#define FILTER_BITS 15	/* 32 KiB: stays in the L1/L2 cache */
 
 static inline uint64_t addr_hash(const void *p)
 {
