@@ -943,6 +943,28 @@ static void raise_nofile(void)
 	}
 }
 
+/* Free everything main() set up (the output is closed by the caller). */
+static void rec_release(struct rec *r)
+{
+	prof_perf_release(&r->perf);
+	prof_stacks_release(&r->stacks);
+	for (size_t i = 0; i < r->proc_slots; i++)
+		if (r->procs[i].pid) {
+			if (r->unw)
+				prof_unwinder_forget(r->unw, r->procs[i].as);
+			prof_addrspace_free(r->procs[i].as);
+		}
+	prof_unwinder_free(r->unw);
+	prof_symbolizer_free(r->sym);
+	free(r->procs);
+	free(r->threads);
+	free(r->written);
+	free(r->fbuf);
+	free(r->pids);
+	prof_buf_release(&r->line);
+	prof_buf_release(&r->text);
+}
+
 static int any_alive(struct rec *r)
 {
 	for (size_t i = 0; i < r->npids; i++)
@@ -1106,8 +1128,10 @@ int main(int argc, char **argv)
 	/* Open the output first: an unwritable file fails before any work. */
 	r->out = prof_output_open(r->output, PROF_OUT_STREAM,
 				  r->output ? prof_compression_from_suffix(r->output) : PROF_COMP_NONE);
-	if (!r->out)
+	if (!r->out) {
+		rec_release(r);
 		return PROF_EXIT_FAIL;
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -1122,6 +1146,7 @@ int main(int argc, char **argv)
 
 	if (r->have_child && prof_child_spawn(&r->child, argv, NULL) != 0) {
 		prof_output_close(r->out);
+		rec_release(r);
 		return PROF_EXIT_FAIL;
 	}
 
@@ -1172,6 +1197,7 @@ int main(int argc, char **argv)
 		prof_output_close(r->out);
 		if (r->output && strcmp(r->output, "-") != 0)
 			unlink(r->output);
+		rec_release(r);
 		return PROF_EXIT_FAIL;
 	}
 	free(why);
@@ -1218,9 +1244,9 @@ int main(int argc, char **argv)
 		status = prof_child_start(&r->child, argv[0]);
 		if (status != 0) {
 			/* Could not execute: nothing was recorded. */
-			prof_perf_release(&r->perf);
 			prof_output_close(r->out);
-			prof_symbolizer_free(r->sym);
+			prof_meta_release(&meta);
+			rec_release(r);
 			return status;
 		}
 		status = -1;
@@ -1309,24 +1335,8 @@ int main(int argc, char **argv)
 			prof_warn("%llu malformed records skipped", r->bad);
 		prof_buf_release(&b);
 	}
-	prof_perf_release(&r->perf);
 	prof_meta_release(&meta);
-	prof_stacks_release(&r->stacks);
-	for (size_t i = 0; i < r->proc_slots; i++)
-		if (r->procs[i].pid) {
-			if (r->unw)
-				prof_unwinder_forget(r->unw, r->procs[i].as);
-			prof_addrspace_free(r->procs[i].as);
-		}
-	prof_unwinder_free(r->unw);
-	prof_symbolizer_free(r->sym);
-	free(r->procs);
-	free(r->threads);
-	free(r->written);
-	free(r->fbuf);
-	free(r->pids);
-	prof_buf_release(&r->line);
-	prof_buf_release(&r->text);
+	rec_release(r);
 	if (rval != PROF_EXIT_OK && (!r->have_child || status == 0))
 		return rval;
 	return r->have_child ? status : rval;

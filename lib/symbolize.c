@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "intern.h"
 #include "symbolize.h"
@@ -455,7 +456,8 @@ static void sort_syms(struct sym *syms, size_t *np)
 {
 	size_t n = *np, w = 0;
 
-	qsort(syms, n, sizeof(*syms), sym_cmp);
+	if (n > 1)
+		qsort(syms, n, sizeof(*syms), sym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (w && syms[w - 1].addr == syms[i].addr)
 			continue;
@@ -637,7 +639,8 @@ static void obj_dwarf(struct elfobj *o)
 			o->ncus++;
 		}
 	}
-	qsort(o->cus, o->ncus, sizeof(*o->cus), cu_cmp);
+	if (o->ncus > 1)
+		qsort(o->cus, o->ncus, sizeof(*o->cus), cu_cmp);
 }
 
 static Dwarf_Die *cu_find(struct elfobj *o, uint64_t pc)
@@ -787,6 +790,144 @@ static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t 
 
 /* ---- kernel ---- */
 
+/*
+ * The parsed kernel text symbols are cached per boot (and set of loaded
+ * modules) in $XDG_CACHE_HOME/proftools (else ~/.cache/proftools), mode
+ * 0600: reading /proc/kallsyms costs tens of milliseconds, the cache one.
+ * File: "PROFKSYM1\n", u64 count, count x {u64 addr, u64 name offset},
+ * then the NUL-terminated names.
+ */
+#define KCACHE_MAGIC "PROFKSYM1\n"
+
+static int kcache_path(char *buf, size_t n, int mkdirs)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char boot[64] = "", dir[3800];
+	int fd;
+	ssize_t k;
+	uint64_t h;
+	char *mods;
+	size_t mlen = 0, mcap = 1 << 16;
+
+	if (xdg && xdg[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/proftools", xdg);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/.cache/proftools", home);
+	else
+		return -1;
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	k = read(fd, boot, sizeof(boot) - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	boot[strcspn(boot, "\n")] = 0;
+	/* Module load addresses change the symbols: hash /proc/modules in. */
+	mods = xmalloc(mcap);
+	fd = open("/proc/modules", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while ((k = read(fd, mods + mlen, mcap - mlen)) > 0) {
+			mlen += (size_t)k;
+			if (mlen == mcap)
+				mods = xrealloc(mods, mcap *= 2);
+		}
+		close(fd);
+	}
+	h = prof_hash(mods, mlen);
+	free(mods);
+	if (mkdirs) {
+		char parent[3800];
+
+		snprintf(parent, sizeof(parent), "%s", dir);
+		*strrchr(parent, '/') = 0;
+		mkdir(parent, 0700);
+		mkdir(dir, 0700);
+	}
+	return snprintf(buf, n, "%s/kallsyms-%s-%016llx", dir, boot, (unsigned long long)h) < (int)n ? 0 : -1;
+}
+
+static int kcache_load(struct prof_symbolizer *s)
+{
+	char path[4096];
+	struct stat st;
+	uint64_t count;
+	const unsigned char *m;
+	int fd;
+
+	if (kcache_path(path, sizeof(path), 0) != 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_size < 18) {
+		close(fd);
+		return -1;
+	}
+	s->kstrings = xmalloc((size_t)st.st_size + 1);
+	if (read(fd, s->kstrings, (size_t)st.st_size) != st.st_size) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	s->kstrings[st.st_size] = 0;
+	m = (const unsigned char *)s->kstrings;
+	memcpy(&count, m + 10, 8);
+	if (memcmp(m, KCACHE_MAGIC, 10) != 0 || count == 0 ||
+	    count > ((uint64_t)st.st_size - 18) / 16)
+		return -1;
+	s->ksyms = xcalloc((size_t)count, sizeof(*s->ksyms));
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t e[2];
+
+		memcpy(e, m + 18 + i * 16, 16);
+		if (e[1] >= (uint64_t)st.st_size) {
+			free(s->ksyms);
+			s->ksyms = NULL;
+			return -1;
+		}
+		s->ksyms[i].addr = e[0];
+		s->ksyms[i].name = s->kstrings + e[1];
+	}
+	s->nksyms = (size_t)count;
+	for (size_t i = 0; i < s->nksyms; i++)
+		s->ksyms[i].size = i + 1 < s->nksyms ? s->ksyms[i + 1].addr - s->ksyms[i].addr : 4096;
+	return 0;
+}
+
+static void kcache_store(struct prof_symbolizer *s)
+{
+	char path[4096], tmp[4200];
+	struct prof_buf b = PROF_BUF_INIT;
+	uint64_t count = s->nksyms, off;
+	int fd;
+
+	if (kcache_path(path, sizeof(path), 1) != 0)
+		return;
+	prof_buf_add(&b, KCACHE_MAGIC, 10);
+	prof_buf_add(&b, &count, 8);
+	off = 18 + count * 16;
+	for (size_t i = 0; i < s->nksyms; i++) {
+		uint64_t e[2] = { s->ksyms[i].addr, off };
+
+		prof_buf_add(&b, e, 16);
+		off += strlen(s->ksyms[i].name) + 1;
+	}
+	for (size_t i = 0; i < s->nksyms; i++)
+		prof_buf_add(&b, s->ksyms[i].name, strlen(s->ksyms[i].name) + 1);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		int ok = write(fd, b.data, b.len) == (ssize_t)b.len;
+
+		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
+			tmp[0] = 0;
+		if (tmp[0])
+			unlink(tmp);
+	}
+	prof_buf_release(&b);
+}
+
 static void kallsyms_load(struct prof_symbolizer *s)
 {
 	size_t len = 0, cap = 0, scap = 0;
@@ -795,6 +936,12 @@ static void kallsyms_load(struct prof_symbolizer *s)
 	char *p, *end;
 
 	s->k_loaded = 1;
+	if (kcache_load(s) == 0) {
+		s->k_ok = 1;
+		return;
+	}
+	free(s->kstrings);
+	s->kstrings = NULL;
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -867,6 +1014,7 @@ static void kallsyms_load(struct prof_symbolizer *s)
 		sort_syms(s->ksyms, &s->nksyms);
 	}
 	s->k_ok = 1;
+	kcache_store(s);
 }
 
 int prof_symbolizer_kernel_ok(struct prof_symbolizer *s)
@@ -1015,7 +1163,8 @@ static void jit_load(struct prof_addrspace *as)
 	}
 	free(line);
 	fclose(f);
-	qsort(as->jit, as->njit, sizeof(*as->jit), jit_cmp);
+	if (as->njit > 1)
+		qsort(as->jit, as->njit, sizeof(*as->jit), jit_cmp);
 }
 
 static const char *jit_find(struct prof_addrspace *as, uint64_t addr)

@@ -11,7 +11,9 @@
  *    debug file) merged into one sorted array searched by bisection, its
  *    DWARF (for inlined frames and file:line) opened lazily. Results are
  *    cached per (file, address), so each distinct address is resolved once.
- *    The kernel is resolved from /proc/kallsyms (loaded on first use).
+ *    The kernel is resolved from /proc/kallsyms (loaded on first use; the
+ *    parsed table is cached per boot and module set, mode 0600, in
+ *    $XDG_CACHE_HOME/proftools or ~/.cache/proftools).
  *  - struct prof_addrspace: one process image: its mappings (from a
  *    /proc/PID/maps-format file or from PERF_RECORD_MMAP2 records) and its
  *    pid (for /tmp/perf-PID.map, JIT code). It belongs to one symbolizer.
