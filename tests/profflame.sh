@@ -260,3 +260,83 @@ check "--help prints the man page's synopsis" 0 "usage: profflame [-hq] [-o file
                  [--reverse] [--inverted] [--flamechart] [--diff] [options]
                  [file ...]" sh -c "'$F' --help | head -n 4"
 check "--list-options" 0 "--minwidth=" sh -c "'$F' --list-options | grep -x -- --minwidth="
+
+# ---- in a real browser (optional) ---------------------------------------
+CHROMIUM=
+for c in chromium chromium-browser google-chrome; do
+	command -v "$c" >/dev/null 2>&1 && { CHROMIUM=$c; break; }
+done
+if [ -z "$CHROMIUM" ]; then
+	skip "browser" "no chromium installed"
+elif [ -n "$SANITIZE" ]; then
+	skip "browser" "not repeated in the sanitizer pass"
+else
+	printf 'main;a_long_function_name_that_is_cut 3\nmain;other 60\nmain;other;Deep 3\nsecond 39\n' >"$TMP/ui.folded"
+	"$F" --format html --width 1200 "$TMP/ui.folded" >"$TMP/ui.html"
+	# a harness that drives the graph like a user and writes what it saw
+	cat >"$TMP/harness.js" <<'JS'
+window.addEventListener("load", function () {
+  var out = [], fr = document.getElementById("frames");
+  function find(n) {
+    for (var i = 0; i < fr.children.length; i++) {
+      var g = fr.children[i];
+      if (g.querySelector("title").textContent.indexOf(n + " (") === 0) return g;
+    }
+  }
+  function ev(el, type) { el.dispatchEvent(new MouseEvent(type, { bubbles: true })); }
+  function label(n) { var t = find(n).querySelector("text"); return t ? t.textContent : ""; }
+  var cut = find("a_long_function_name_that_is_cut");
+  out.push("label-before=" + label("a_long_function_name_that_is_cut"));
+  ev(cut.querySelector("rect"), "mouseover");
+  out.push("details=" + document.getElementById("details").textContent);
+  ev(cut.querySelector("rect"), "click");
+  out.push("label-zoomed=" + label("a_long_function_name_that_is_cut"));
+  out.push("width-zoomed=" + cut.querySelector("rect").getAttribute("width"));
+  out.push("other-hidden=" + find("other").classList.contains("hide"));
+  out.push("main-parent=" + find("main").classList.contains("parent"));
+  out.push("unzoom-shown=" + !document.getElementById("unzoom").classList.contains("hide"));
+  out.push("hash-zoom=" + /^#z=\d+$/.test(location.hash));
+  ev(document.getElementById("unzoom"), "click");
+  out.push("other-shown=" + !find("other").classList.contains("hide"));
+  out.push("hash-unzoom=" + (location.hash || "none"));
+  window.prompt = function () { return "^(deep|second)$"; };
+  window.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true, bubbles: true }));
+  out.push("matched-case=" + document.getElementById("matched").textContent);
+  ev(document.getElementById("ignorecase"), "click");
+  out.push("matched-nocase=" + document.getElementById("matched").textContent);
+  out.push("deep-fill=" + find("Deep").querySelector("rect").getAttribute("fill"));
+  out.push("hash-search=" + location.hash);
+  ev(document.getElementById("search"), "click");
+  out.push("after-reset=" + document.getElementById("search").textContent);
+  var pre = document.createElement("pre");
+  pre.id = "result";
+  pre.textContent = out.join("\n");
+  document.body.appendChild(pre);
+});
+JS
+	{ sed '/<\/body>/,$d' "$TMP/ui.html"; printf '<script>\n'; cat "$TMP/harness.js"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/harness.html"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--dump-dom "file://$TMP/harness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$TMP/ui.result"
+	if [ ! -s "$TMP/ui.result" ]; then
+		skip "browser" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		got() { grep "^$1=" "$TMP/ui.result" | sed "s/^$1=//"; }
+		check "browser: labels cut to fit" 0 "a_.." got label-before
+		check "browser: tooltip on the details line" 0 "Function: a_long_function_name_that_is_cut (3 samples, 2.86%)" got details
+		check "browser: click zooms, label re-cut" 0 "a_long_function_name_that_is_cut" got label-zoomed
+		check "browser: zoomed frame fills the width" 0 "1180" got width-zoomed
+		check "browser: zoom hides other frames" 0 "true" got other-hidden
+		check "browser: zoom fades the callers" 0 "true" got main-parent
+		check "browser: Reset Zoom shown" 0 "true" got unzoom-shown
+		check "browser: zoom kept in the URL" 0 "true" got hash-zoom
+		check "browser: Reset Zoom restores" 0 "true" got other-shown
+		check "browser: Reset Zoom clears the URL" 0 "none" got hash-unzoom
+		check "browser: Ctrl-F regex search, Matched %" 0 "Matched: 37.1%" got matched-case
+		check "browser: ignore-case toggle" 0 "Matched: 40.0%" got matched-nocase
+		check "browser: matches highlighted" 0 "rgb(230,0,230)" got deep-fill
+		check "browser: search kept in the URL" 0 "#s=%5E(deep%7Csecond)%24&i=1" got hash-search
+		check "browser: Reset Search" 0 "Search" got after-reset
+	fi
+fi
