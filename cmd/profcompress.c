@@ -548,7 +548,7 @@ static void layout_compressed(struct work *w, const struct prof_codec *c, int le
 		total += w->ccap[b];
 		total = (total + 63) & ~(size_t)63;
 	}
-	if (total > w->cbuf_cap) {
+	if (total > w->cbuf_cap || !w->cbuf) {
 		free(w->cbuf);
 		w->cbuf = xmalloc(total ? total : 1);
 		memset(w->cbuf, 0xE5, total);	/* pre-touch */
@@ -1044,8 +1044,8 @@ static void write_human(struct prof_output *out, const struct rows *rows)
 		}
 	}
 	for (int c = 0; c < NH; c++)
-		prof_output_printf(out, c < 3 || c >= 9 ? "%-*s%s" : "%*s%s", width[c], head[c],
-				   c + 1 < NH ? "  " : "\n");
+		prof_output_printf(out, c < 3 || c >= 9 ? "%-*s%s" : "%*s%s",
+				   c + 1 < NH ? width[c] : 0, head[c], c + 1 < NH ? "  " : "\n");
 	for (size_t i = 0; i < rows->n; i++) {
 		row_fields(&rows->v[i], f);
 		for (int c = 0; c < NH; c++) {
@@ -1058,8 +1058,8 @@ static void write_human(struct prof_output *out, const struct rows *rows)
 			}
 			if (!*v)
 				v = "-";
-			prof_output_printf(out, c < 3 || c >= 9 ? "%-*s%s" : "%*s%s", width[c], v,
-					   c + 1 < NH ? "  " : "\n");
+			prof_output_printf(out, c < 3 || c >= 9 ? "%-*s%s" : "%*s%s",
+					   c + 1 < NH ? width[c] : 0, v, c + 1 < NH ? "  " : "\n");
 		}
 	}
 }

@@ -1,0 +1,226 @@
+# profcompress: selection syntax, round trips of every codec and level on
+# edge inputs, corrupt input, plausibility, TSV validity, options.
+. "$(dirname "$0")/lib.sh"
+
+P=$BIN/profcompress
+[ -x "$P" ] || { fail "profcompress built" "no $P"; exit 0; }
+T=0.002	# seconds per cell: these tests check behaviour, not speed
+
+# Inputs: edge cases and a text-like sample.
+: >"$TMP/empty"
+printf 'x' >"$TMP/one"
+head -c 20000 /dev/urandom >"$TMP/random"
+awk 'BEGIN { for (i = 0; i < 1500; i++) print "GET /index.html HTTP/1.1 200 " i % 7 }' >"$TMP/repetitive"
+awk 'BEGIN { srand(7); for (i = 0; i < 1500; i++) printf "%s %d %s\n", (i % 3 ? "alpha" : "beta"), int(rand() * 1000), substr("qwertyuiopasdfghjkl", 1 + i % 11) }' >"$TMP/text"
+
+field() { # field FILE CODEC LEVEL COLUMN: a field of the row codec/level
+	awk -F'\t' -v c="$2" -v l="$3" -v col="$4" '
+		/^#/ { next }
+		NR == 1 || $1 == "input" { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+		$2 == c && $3 == l { print $idx[col]; exit }' "$1"
+}
+
+# ---- round trips of every codec at every level ("all") on edge inputs ----
+spec=all
+[ -n "$SANITIZE" ] && spec='memcpy/lz4:1,64/lz4hc:1,12/lz4f:1,12/snappy/zstd:-7,1,19/libdeflate:0,12/zlib:0,9/gzip:1/brotli:0,11/bzip2:1,9/xz:0,6'
+for f in empty one random repetitive text; do
+	run "$P" -q -t $T -e "$spec" "$TMP/$f"
+	bad=$(awk -F'\t' '!/^#/ && $1 != "input" && $14 != "ok"' "$TMP/stdout" | head -n 3)
+	rows=$(grep -vc '^#' "$TMP/stdout")
+	if [ "$STATUS" = 0 ] && [ -z "$bad" ] && [ "$rows" -gt 20 ]; then
+		pass "every codec and level round-trips: $f"
+	else
+		fail "every codec and level round-trips: $f" "exit $STATUS, $rows lines; $bad $(head -c 300 "$TMP/stderr")"
+	fi
+	cp "$TMP/stdout" "$TMP/all-$f.tsv"
+done
+validate_tsv "output is valid profcompress TSV" profcompress "$TMP/all-text.tsv"
+
+# Block mode: a size that does not divide the input, every codec.
+run "$P" -q -t $T -e "$spec" -b 7K "$TMP/text"
+bad=$(awk -F'\t' '!/^#/ && $1 != "input" && ($14 != "ok" || $4 != 7168)' "$TMP/stdout" | head -n 2)
+if [ "$STATUS" = 0 ] && [ -z "$bad" ]; then
+	pass "block mode with a partial last block round-trips"
+else
+	fail "block mode with a partial last block round-trips" "exit $STATUS: $bad"
+fi
+validate_tsv "block-mode output is valid TSV" profcompress "$TMP/stdout"
+
+# The validator rejects hand-broken output.
+awk -F'\t' 'BEGIN { OFS = "\t" } !/^#/ && $1 != "input" { $6 = "12x" } { print }' \
+	"$TMP/all-text.tsv" >"$TMP/broken1.tsv"
+check_status "validator rejects a non-numeric comp_bytes" 1 "$TSVCHECK" profcompress "$TMP/broken1.tsv"
+sed '5s/\t[^\t]*$//' "$TMP/all-text.tsv" >"$TMP/broken2.tsv"
+check_status "validator rejects a row missing a field" 1 "$TSVCHECK" profcompress "$TMP/broken2.tsv"
+
+# ---- plausibility ----
+t=$TMP/all-repetitive.tsv
+r=$TMP/all-random.tsv
+assert "memcpy row: ratio 1, size unchanged, speed > 100 MB/s" awk -F'\t' '
+	!/^#/ && $2 == "memcpy" { n++; if ($7 != "1.000" || $6 != $5 || $8 < 100 || $9 < 100) bad = 1 }
+	END { exit bad || n != 1 }' "$t"
+# level 0 of the deflate codecs stores: ratio just under 1
+assert "repetitive input: every codec's ratio is at least 2 (stored levels 1)" awk -F'\t' '
+	!/^#/ && $1 != "input" && $2 != "memcpy" {
+		n++
+		stored = $3 == 0 && ($2 == "zlib" || $2 == "gzip" || $2 == "libdeflate")
+		if (stored ? $7 != "1.000" : $7 < 2) { print; bad = 1 }
+	}
+	END { exit bad || n < 20 }' "$t"
+assert "random input: every ratio is about 1 (0.95 to 1.01)" awk -F'\t' '
+	!/^#/ && $1 != "input" { n++; if ($7 < 0.95 || $7 > 1.01) { print; bad = 1 } }
+	END { exit bad || n < 20 }' "$r"
+assert "speeds, CPU speeds and sizes are filled in on ok rows" awk -F'\t' '
+	!/^#/ && $1 != "input" { if ($6 == "" || $8 == "" || $9 == "" || $10 == "" || $11 == "" || $8 <= 0 || $9 <= 0) { print; bad = 1 } }
+	END { exit bad }' "$t"
+assert "memory: zstd and zlib report their state, lz4 its 16 KiB state" awk -F'\t' '
+	!/^#/ && $2 == "zstd" && $12 <= 0 { bad = 1 }
+	!/^#/ && $2 == "zlib" && ($12 <= 100000 || $13 <= 1000) { bad = 1 }
+	!/^#/ && $2 == "lz4" && $12 != 16416 { bad = 1 }
+	END { exit bad }' "$t"
+
+# ---- sizes equal the reference tools' ----
+# bench_size TOOL ARGS...: the compressed size a CLI benchmark reports
+bench_size() {
+	"$@" -i0 "$TMP/text" 2>&1 | tr '\r' '\n' | grep -- '->' | tail -n 1 | sed 's/.*-> *\([0-9]*\).*/\1/'
+}
+if command -v zstd >/dev/null 2>&1; then
+	run "$P" -q -t $T -e zstd:1,3,19,-5 "$TMP/text"
+	ok=1 detail=
+	for l in 1 3 19 -5; do
+		case $l in -*) want=$(bench_size zstd -b --fast=${l#-}) ;; *) want=$(bench_size zstd -b$l) ;; esac
+		got=$(field "$TMP/stdout" zstd "$l" comp_bytes)
+		[ -n "$want" ] && [ "$want" = "$got" ] || { ok=0; detail="$detail level $l: $got vs zstd -b $want;"; }
+	done
+	[ $ok = 1 ] && pass "zstd sizes equal zstd -b's" || fail "zstd sizes equal zstd -b's" "$detail"
+else
+	skip "zstd sizes equal zstd -b's" "zstd not installed"
+fi
+if command -v lz4 >/dev/null 2>&1; then
+	run "$P" -q -t $T -e lz4:1/lz4hc:9/lz4f:1,9 "$TMP/text"
+	got="$(field "$TMP/stdout" lz4 1 comp_bytes) $(field "$TMP/stdout" lz4hc 9 comp_bytes)"
+	got="$got $(field "$TMP/stdout" lz4f 1 comp_bytes) $(field "$TMP/stdout" lz4f 9 comp_bytes)"
+	want="$(bench_size lz4 -b1) $(bench_size lz4 -b9) $(lz4 -1 -c "$TMP/text" | wc -c) $(lz4 -9 -c "$TMP/text" | wc -c)"
+	[ "$got" = "$want" ] && pass "lz4/lz4hc/lz4f sizes equal lz4 -b1/-b9 and lz4 -1/-9" ||
+		fail "lz4/lz4hc/lz4f sizes equal lz4 -b1/-b9 and lz4 -1/-9" "got $got, want $want"
+fi
+if command -v xz >/dev/null 2>&1 && "$P" -l | grep -q '^xz '; then
+	run "$P" -q -t $T -e xz:1,6 "$TMP/text"
+	got="$(field "$TMP/stdout" xz 1 comp_bytes) $(field "$TMP/stdout" xz 6 comp_bytes)"
+	want="$(xz -1 -T1 -c "$TMP/text" | wc -c) $(xz -6 -T1 -c "$TMP/text" | wc -c)"
+	[ "$got" = "$want" ] && pass "xz sizes equal xz -1/-6" || fail "xz sizes equal xz -1/-6" "got $got, want $want"
+fi
+
+# ---- corrupt input: decode-only on damaged streams fails cleanly ----
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -3 -c "$TMP/text" >"$TMP/good.zst"
+	run "$P" -q -t $T --decode-only -e zstd "$TMP/good.zst"
+	if [ "$STATUS" = 0 ] && [ "$(field "$TMP/stdout" zstd - orig_bytes)" = "$(wc -c <"$TMP/text" | tr -d ' ')" ]; then
+		pass "--decode-only finds the decompressed size of a .zst file"
+	else
+		fail "--decode-only finds the decompressed size of a .zst file" "exit $STATUS $(cat "$TMP/stderr")"
+	fi
+	head -c 2000 "$TMP/good.zst" >"$TMP/trunc.zst"
+	check_error "truncated zstd stream: error, exit 1" 1 "trunc.zst: zstd: decompression failed: .*truncated" \
+		"$P" -q -t $T --decode-only -e zstd "$TMP/trunc.zst"
+	assert "failed row has status failed and a flag" awk -F'\t' '!/^#/ && $2 == "zstd" { ok = $14 == "failed" && $15 == "decomp-error" } END { exit !ok }' "$TMP/stdout"
+fi
+gzip -c "$TMP/text" >"$TMP/good.gz"
+size=$(wc -c <"$TMP/good.gz")
+# flip one bit in the middle of the deflate data: the CRC-32 must catch it
+{ head -c $((size / 2)) "$TMP/good.gz"; head -c $((size / 2 + 1)) "$TMP/good.gz" | tail -c 1 | tr '\000-\377' '\001-\377\000'
+  tail -c $((size - size / 2 - 1)) "$TMP/good.gz"; } >"$TMP/flip.gz"
+check_error "bit-flipped gzip stream: error, exit 1" 1 "flip.gz: gzip: decompression failed" \
+	"$P" -q -t $T --decode-only -e gzip "$TMP/flip.gz"
+check_error "garbage to every decoder: errors, no crash" 1 "random: (xz|bzip2|brotli|lz4f|zstd|gzip|snappy|zlib|libdeflate): decompression failed" \
+	"$P" -q -t $T --decode-only -e "zstd/gzip/zlib/lz4f/$("$P" -l | awk '$1 ~ /^(xz|bzip2|brotli|snappy|libdeflate)$/ { printf "%s/", $1 }')memcpy" "$TMP/random"
+check_error "--decode-only refuses the size-less lz4 block format" 2 "lz4 records no decompressed size" \
+	"$P" --decode-only -e lz4 "$TMP/good.gz"
+
+# ---- selection syntax ----
+check_error "unknown codec" 2 "-e: unknown codec 'nope'" "$P" -e nope "$TMP/one"
+check_error "bad level" 2 "-e: zstd: bad level 'x'" "$P" -e zstd:1,x "$TMP/one"
+check_error "level out of range" 2 "-e: zstd: level 23 out of range" "$P" -e zstd:23 "$TMP/one"
+check_error "level out of range in a range" 2 "-e: zlib: level 10 out of range 0..9" "$P" -e zlib:1-10 "$TMP/one"
+check_error "empty range" 2 "-e: zstd: empty range 9-1" "$P" -e zstd:9-1 "$TMP/one"
+check_error "missing level" 2 "-e: zstd: missing level" "$P" -e zstd: "$TMP/one"
+check_error "levels on memcpy" 2 "-e: memcpy has no levels" "$P" -e memcpy:1 "$TMP/one"
+check_error "empty item" 2 "-e: empty item" "$P" -e zstd//lz4 "$TMP/one"
+check_error "trailing junk" 2 "-e: lz4: unexpected ';2'" "$P" -e 'lz4:1;2' "$TMP/one"
+check_error "alias with a level" 2 "-e: unknown codec 'fast'" "$P" -e fast:1 "$TMP/one"
+check_error "bad --stat" 2 "--stat: expected min, median or mean" "$P" --stat max "$TMP/one"
+check_error "bad -t" 2 "-t: bad duration" "$P" -t 0 "$TMP/one"
+check_error "bad -b" 2 "-b: bad block size" "$P" -b 12Q "$TMP/one"
+check_error "bad -T" 2 "-T: bad thread count" "$P" -T 0 "$TMP/one"
+check_error "-D with a codec without dictionaries" 2 "-D: lz4 does not support dictionaries" \
+	"$P" -D "$TMP/text" -e lz4 "$TMP/one"
+check_error "bad --recommend" 2 "--recommend: unknown metric" "$P" --recommend 'speed>1' "$TMP/one"
+check_error "missing input" 1 "nosuch: No such file" "$P" -q -t $T -e memcpy "$TMP/nosuch"
+
+# ---- listing, ranges, aliases ----
+run "$P" -l
+if [ "$STATUS" = 0 ] && grep -q "^zstd .*$(zstd --version 2>/dev/null | sed 's/.*v\([0-9.]*\).*/\1/')" "$TMP/stdout" &&
+	grep -q '^alias fast = ' "$TMP/stdout" && grep -q '^memcpy ' "$TMP/stdout"; then
+	pass "-l lists codecs with library versions and the aliases"
+else
+	fail "-l lists codecs with library versions and the aliases" "$(head -c 300 "$TMP/stdout")"
+fi
+run "$P" -q -t $T -e zstd:-3--1,3/zlib:1-3,2 "$TMP/one"
+cp "$TMP/stdout" "$TMP/levels.tsv"
+check "levels: lists, negative ranges, duplicates once" 0 "zstd -3
+zstd -2
+zstd -1
+zstd 3
+zlib 1
+zlib 2
+zlib 3" awk -F'\t' '!/^#/ && $1 != "input" { print $2, $3 }' "$TMP/levels.tsv"
+
+# ---- metadata ----
+run "$P" -q -t $T -e memcpy "$TMP/text"
+sha=$(sha256sum "$TMP/text" | cut -d' ' -f1)
+if grep -q "^# .*input.1.sha256=$sha" "$TMP/stdout" && grep -q '^# source=profcompress cpu=.* cores=[0-9]* kernel=.* loadavg=' "$TMP/stdout" &&
+	grep -q '^# .*lib.zstd=' "$TMP/stdout"; then
+	pass "metadata: machine, library versions, input sha256"
+else
+	fail "metadata: machine, library versions, input sha256" "$(grep '^#' "$TMP/stdout" | head -c 400)"
+fi
+gzip -c "$TMP/text" >"$TMP/text.gz"
+run "$P" -q -t $T -e lz4 "$TMP/text.gz"
+[ "$(field "$TMP/stdout" lz4 1 orig_bytes)" = "$(wc -c <"$TMP/text" | tr -d ' ')" ] &&
+	pass "compressed input is benchmarked on its content" ||
+	fail "compressed input is benchmarked on its content" "$(tail -n 1 "$TMP/stdout")"
+
+# ---- options ----
+run "$P" -q -t $T -e lz4/zstd "$TMP/text" "$TMP/one"
+[ "$(awk -F'\t' '!/^#/ && $1 != "input"' "$TMP/stdout" | wc -l)" = 4 ] &&
+	pass "several inputs: rows for each" || fail "several inputs: rows for each" "$(cat "$TMP/stdout")"
+run "$P" -q -t $T -e lz4 --join "$TMP/text" "$TMP/one"
+want=$(( $(wc -c <"$TMP/text") + 1 ))
+[ "$(awk -F'\t' '!/^#/ && $2 == "lz4" { print $1, $5 }' "$TMP/stdout")" = "joined:2 $want" ] &&
+	pass "--join benchmarks the concatenation" || fail "--join benchmarks the concatenation" "$(tail -n 1 "$TMP/stdout")"
+run "$P" -q -t $T -e zstd:1/zlib:6 -D "$TMP/text" "$TMP/repetitive"
+[ "$STATUS" = 0 ] && grep -q '^# .*dict_sha256=' "$TMP/stdout" &&
+	pass "-D dictionary with zstd and zlib" || fail "-D dictionary with zstd and zlib" "exit $STATUS $(cat "$TMP/stderr")"
+run "$P" -q -t $T -T 2 -b 4K -e lz4/zstd:1/bzip2:1 "$TMP/text"
+[ "$STATUS" = 0 ] && ! awk -F'\t' '!/^#/ && $1 != "input" && $14 != "ok"' "$TMP/stdout" | grep -q . &&
+	grep -q '^# .*threads=2' "$TMP/stdout" &&
+	pass "-T 2 with blocks round-trips" || fail "-T 2 with blocks round-trips" "exit $STATUS $(cat "$TMP/stderr")"
+check_error "-T beyond the block count warns" 0 "only 1 block for 4 threads" "$P" -t $T -T 4 -e lz4 "$TMP/one"
+for s in median mean; do
+	check_status "--stat $s" 0 "$P" -q -t $T --stat $s -e lz4 "$TMP/text"
+done
+run "$P" -q -t $T -e memcpy/lz4/zstd:1,19 -o "$TMP/out.tsv" "$TMP/text"
+[ "$STATUS" = 0 ] && [ ! -s "$TMP/stdout" ] && [ -s "$TMP/out.tsv" ] &&
+	pass "-o writes the file, nothing on stdout" || fail "-o writes the file, nothing on stdout" "exit $STATUS"
+validate_tsv "-o output is valid TSV" profcompress "$TMP/out.tsv"
+run "$P" -q -t $T --human -e memcpy/lz4/zstd:1 "$TMP/text"
+[ "$STATUS" = 0 ] && head -n 1 "$TMP/stdout" | grep -q '^input  *codec  *level  *ratio  *comp MB/s.*flags$' &&
+	[ "$(wc -l <"$TMP/stdout")" = 4 ] && pass "--human table" || fail "--human table" "$(head -n 2 "$TMP/stdout")"
+run "$P" -q -t $T --pareto -e lz4/zstd:1,19/zlib:1 "$TMP/text"
+assert "--pareto flags the frontier: zstd:19 (best ratio) is on it" awk -F'\t' '
+	!/^#/ && $2 == "zstd" && $3 == 19 { ok = $15 ~ /pareto-comp/ && $15 ~ /pareto-decomp/ } END { exit !ok }' "$TMP/stdout"
+run "$P" -q -t $T --recommend 'cspeed>=0.001,ratio>=1' -e lz4/zstd:1,19 "$TMP/text"
+cp "$TMP/stdout" "$TMP/rec.txt"
+check "--recommend picks the best ratio meeting the constraints" 0 "zstd:19" cut -f2 "$TMP/rec.txt"
+check_error "--recommend with nothing meeting it: exit 1" 1 "no codec and level meets" \
+	"$P" -q -t $T --recommend 'ratio>=1000' -e lz4 "$TMP/text"
