@@ -705,7 +705,7 @@ int main(int argc, char **argv)
 	uint64_t sample = 0, run_id;
 	int dwarf = 0, follow = 1, c, status, r;
 	unsigned long bad = 0;
-	char *dir = NULL, *cmd, *shim, **env;
+	char *dir = NULL, *cmd = NULL, *shim = NULL, **env = NULL;
 	char dirbuf[PATH_MAX];
 	struct prof_child child;
 	struct totals tot = { 0 };
@@ -774,8 +774,9 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		prof_usage_error(SYNOPSIS, "no command given");
+	status = PROF_EXIT_FAIL;
 	if (bad)
-		return PROF_EXIT_FAIL;
+		goto out;
 	for (i = 0; i < sizeof(builtin_supp) / sizeof(builtin_supp[0]); i++)
 		supp_add(&o.supp, builtin_supp[i], strlen(builtin_supp[i]));
 
@@ -783,13 +784,12 @@ int main(int argc, char **argv)
 	if (cmd && is_static_elf(cmd)) {
 		prof_warn("%s: statically linked: the heap shim cannot be preloaded into it "
 			  "(relink it dynamically)", argv[optind]);
-		return PROF_EXIT_FAIL;
+		goto out;
 	}
-	free(cmd);
 	shim = shim_path();
 	if (!shim) {
 		prof_warn("libprofheap.so not found beside the profheap executable");
-		return PROF_EXIT_FAIL;
+		goto out;
 	}
 	if (!dir) {
 		snprintf(dirbuf, sizeof(dirbuf), "profheap.%d", (int)getpid());
@@ -797,26 +797,26 @@ int main(int argc, char **argv)
 	}
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		prof_warn_errno("cannot create output directory '%s'", dir);
-		return PROF_EXIT_FAIL;
+		goto out;
 	}
 	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		prof_warn("output directory '%s' is not a directory", dir);
-		return PROF_EXIT_FAIL;
+		goto out;
 	}
 	if (access(dir, W_OK | X_OK) < 0) {
 		prof_warn_errno("output directory '%s' is not writable", dir);
-		return PROF_EXIT_FAIL;
+		goto out;
 	}
 	o.dir = realpath(dir, NULL);
 	if (!o.dir) {
 		prof_warn_errno("%s", dir);
-		return PROF_EXIT_FAIL;
+		goto out;
 	}
 	run_id = prof_now_ns() ^ ((uint64_t)getpid() << 40);
 	env = build_env(shim, o.dir, run_id, (uint64_t)(interval_s * 1e9 + 0.5), sample, dwarf, follow);
 
 	if (prof_child_spawn(&child, argv + optind, env) < 0)
-		return PROF_EXIT_FAIL;
+		goto out;
 	child_pid = child.pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
@@ -827,7 +827,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	status = prof_child_start(&child, argv[optind]);
 	if (status)
-		return status;
+		goto out;
 	status = prof_child_wait(child.pid, NULL);
 	child_pid = 0;
 
@@ -841,13 +841,15 @@ int main(int argc, char **argv)
 		prof_warn("--fail-on-leak: %s bytes leaked", thousands(n1, sizeof(n1), tot.leak_bytes));
 		status = PROF_EXIT_FAIL;
 	}
+out:
 	for (i = 0; i < o.supp.n; i++)
 		free(o.supp.pats[i]);
 	free(o.supp.pats);
-	for (i = 0; env[i]; i++)
+	for (i = 0; env && env[i]; i++)
 		if (!strncmp(env[i], "PROFHEAP_", 9) || !strncmp(env[i], "LD_PRELOAD=", 11))
 			free(env[i]);
 	free(env);
+	free(cmd);
 	free(shim);
 	free((char *)o.dir);
 	c = prof_close_stdout();
