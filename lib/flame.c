@@ -1272,8 +1272,9 @@ static const char flame_js[] =
 "}, false);\n"
 "load();\n"
 "icBtn.classList.toggle(\"show\", ic);\n"
-"render();\n"
-"search();\n"
+"/* the markup is already drawn for a fixed width: touch it only if needed */\n"
+"if (C.fluid || zi >= 0) render();\n"
+"if (term !== null) search();\n"
 "})();\n";
 
 struct writer {
