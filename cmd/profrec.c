@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +58,7 @@ static const char help_text[] =
 	"                           branch-misses\n"
 	"  -F, --freq=HZ            samples per second of CPU time (default 999)\n"
 	"  -g                       same as --call-graph fp\n"
-	"  -m, --mmap-pages=PAGES   ring buffer pages per CPU (default 256; dwarf 1024)\n"
+	"  -m, --mmap-pages=PAGES   ring buffer pages per CPU (default 128; dwarf 1024)\n"
 	"  -o, --output=FILE        write to FILE (.gz .zst .lz4 compress); default stdout\n"
 	"  -p, --pid=PID[,PID...]   attach to running processes (all their threads)\n"
 	"  -q, --quiet              no summary on stderr\n"
@@ -983,7 +984,7 @@ int main(int argc, char **argv)
 	char *why = NULL;
 	uint64_t v, t_end, last_flush;
 	double d;
-	int cg_set = 0, m_set = 0;
+	int cg_set = 0, m_set = 0, pidfd = -1;
 
 	prof_set_progname(argv[0]);
 	memset(r, 0, sizeof(*r));
@@ -991,7 +992,7 @@ int main(int argc, char **argv)
 	r->freq = 999;
 	r->inherit = 1;
 	r->stack_bytes = 8192;
-	r->mmap_pages = 256;
+	r->mmap_pages = 128;
 	while ((c = getopt_long(argc, argv, "+ac:d:e:F:ghm:o:p:qt:v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -1250,6 +1251,8 @@ int main(int argc, char **argv)
 			return status;
 		}
 		status = -1;
+		/* Readable when the command exits: no wait for the poll timeout. */
+		pidfd = (int)syscall(SYS_pidfd_open, r->child.pid, 0);
 	}
 	t_end = r->duration > 0 ? r->start_ns + (uint64_t)(r->duration * 1e9) : UINT64_MAX;
 	last_flush = r->start_ns;
@@ -1268,7 +1271,7 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		prof_perf_poll(&r->perf, 100);
+		prof_perf_poll(&r->perf, 100, pidfd);
 		prof_perf_drain(&r->perf, 0, on_record, r);
 		now = prof_now_ns();
 		if (now >= t_end)
@@ -1282,6 +1285,8 @@ int main(int argc, char **argv)
 	}
 	prof_perf_disable(&r->perf);
 	prof_perf_drain(&r->perf, 1, on_record, r);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (r->have_child && status < 0) {
 		/* Stopped by a signal or -d: pass it on and wait for the command. */
 		int ws, sig = stop_signal ? stop_signal : SIGTERM;

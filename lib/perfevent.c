@@ -158,9 +158,9 @@ int prof_perf_disable(struct prof_perf *p)
 	return for_all(p, PERF_EVENT_IOC_DISABLE);
 }
 
-int prof_perf_poll(struct prof_perf *p, int timeout_ms)
+int prof_perf_poll(struct prof_perf *p, int timeout_ms, int extra_fd)
 {
-	struct pollfd pfd[256];
+	struct pollfd pfd[257];
 	size_t n = p->nrings < 256 ? p->nrings : 256;
 	int rc;
 
@@ -168,6 +168,12 @@ int prof_perf_poll(struct prof_perf *p, int timeout_ms)
 		pfd[i].fd = p->rings[i].fd;
 		pfd[i].events = POLLIN;
 		pfd[i].revents = 0;
+	}
+	if (extra_fd >= 0) {
+		pfd[n].fd = extra_fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
 	}
 	rc = poll(pfd, n, timeout_ms);
 	if (rc < 0 && errno == EINTR)

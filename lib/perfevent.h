@@ -94,9 +94,10 @@ int prof_perf_disable(struct prof_perf *p);
 
 /*
  * Wait up to timeout_ms for a ring to pass its wakeup watermark (or an
- * event to hang up). Returns the poll(2) result; EINTR is returned as 0.
+ * event to hang up), or for extra_fd (when >= 0, for instance a pidfd) to
+ * become readable. Returns the poll(2) result; EINTR is returned as 0.
  */
-int prof_perf_poll(struct prof_perf *p, int timeout_ms);
+int prof_perf_poll(struct prof_perf *p, int timeout_ms, int extra_fd);
 
 /* Called for each record, in timestamp order; hdr stays valid during the call. */
 typedef void (*prof_perf_record_fn)(void *arg, const struct perf_event_header *hdr,

@@ -53,6 +53,8 @@ struct elfobj {
 	size_t nloads;
 	struct sym *syms;
 	size_t nsyms;
+	int loaded;		/* symbols and debug file looked for */
+	int dirty;		/* resolved something not in the persistent cache */
 	int dw_tried;
 	Dwarf *dw;
 	struct cu_range *cus;
@@ -80,6 +82,8 @@ struct prof_symbolizer {
 	struct sym *ksyms;
 	size_t nksyms;
 	char *kstrings;
+	const unsigned char *kmap;	/* the mapped per-boot cache, if used */
+	size_t kmap_len, kmap_n;
 	/* demangler */
 	int dem_tried;
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
@@ -116,6 +120,7 @@ void prof_sym_options_init(struct prof_sym_options *o)
 	o->lines = 0;
 	o->demangle = 1;
 	o->debuginfod = 0;
+	o->cache = getenv("PROFTOOLS_NO_CACHE") == NULL;
 }
 
 struct prof_symbolizer *prof_symbolizer_new(const struct prof_sym_options *opts)
@@ -133,6 +138,8 @@ struct prof_symbolizer *prof_symbolizer_new(const struct prof_sym_options *opts)
 	s->cache = xcalloc(s->ncache, sizeof(*s->cache));
 	return s;
 }
+
+static void symcache_store(struct prof_symbolizer *s, struct elfobj *o, uint32_t id);
 
 static void obj_free(struct elfobj *o)
 {
@@ -157,13 +164,18 @@ void prof_symbolizer_free(struct prof_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nobjs; i++)
+	for (size_t i = 0; i < s->nobjs; i++) {
+		if (s->objs[i]->dirty)
+			symcache_store(s, s->objs[i], (uint32_t)i);
 		obj_free(s->objs[i]);
+	}
 	free(s->objs);
 	free(s->cache);
 	free(s->pool);
 	free(s->ksyms);
 	free(s->kstrings);
+	if (s->kmap)
+		munmap((void *)s->kmap, s->kmap_len);
 	prof_intern_release(&s->strs);
 	prof_intern_release(&s->keys);
 	free(s);
@@ -470,47 +482,203 @@ static void sort_syms(struct sym *syms, size_t *np)
 	*np = w;
 }
 
+static void read_loads(struct elfobj *o, Elf *e)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph) != 0)
+		return;
+	o->loads = xcalloc(nph ? nph : 1, sizeof(*o->loads));
+	o->nloads = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->loads[o->nloads].off = ph.p_offset;
+		o->loads[o->nloads].filesz = ph.p_filesz;
+		o->loads[o->nloads].vaddr = ph.p_vaddr;
+		o->nloads++;
+	}
+}
+
+/* The costly part of opening an object, done on the first cache miss. */
 static void obj_load(struct prof_symbolizer *s, struct elfobj *o)
 {
-	size_t cap = 0, nph;
+	size_t cap = 0;
 
-	if (o->elf && elf_getphdrnum(o->elf, &nph) == 0) {
-		o->loads = xcalloc(nph ? nph : 1, sizeof(*o->loads));
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(o->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			o->loads[o->nloads].off = ph.p_offset;
-			o->loads[o->nloads].filesz = ph.p_filesz;
-			o->loads[o->nloads].vaddr = ph.p_vaddr;
-			o->nloads++;
-		}
-	}
+	o->loaded = 1;
 	if (!o->elf || !has_section_type(o->elf, SHT_SYMTAB) || !has_debug_info(o->elf))
 		find_debug_file(s, o);
-	if (!o->elf && !o->delf)
-		return;
 	if (o->delf) {
 		add_syms_from(o, o->delf, &cap);
-		if (!o->loads && elf_getphdrnum(o->delf, &nph) == 0) {
-			/* Main file unusable: the debug file keeps the program headers. */
-			o->loads = xcalloc(nph ? nph : 1, sizeof(*o->loads));
-			for (size_t i = 0; i < nph; i++) {
-				GElf_Phdr ph;
-
-				if (!gelf_getphdr(o->delf, (int)i, &ph) || ph.p_type != PT_LOAD)
-					continue;
-				o->loads[o->nloads].off = ph.p_offset;
-				o->loads[o->nloads].filesz = ph.p_filesz;
-				o->loads[o->nloads].vaddr = ph.p_vaddr;
-				o->nloads++;
-			}
-		}
+		/* Main file unusable: the debug file keeps the program headers. */
+		if (!o->loads)
+			read_loads(o, o->delf);
 	}
 	if (o->elf)
 		add_syms_from(o, o->elf, &cap);
 	sort_syms(o->syms, &o->nsyms);
+}
+
+/* ---- the persistent cache of resolved addresses, per build-id ---- */
+
+/*
+ * $XDG_CACHE_HOME/proftools/sym/BUILDID-OPTS (else ~/.cache/...), mode
+ * 0600, text:
+ *   PROFSYM1
+ *   VADDR<TAB>NFRAMES          (hex address, then NFRAMES lines)
+ *   FLAGS<TAB>LINE<TAB>FILE<TAB>NAME
+ * Only resolved addresses are kept. Disabled by PROFTOOLS_NO_CACHE.
+ */
+static int symcache_path(const struct prof_symbolizer *s, const struct elfobj *o, char *buf,
+			 size_t n, int mkdirs)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int k;
+
+	if (!s->opt.cache || !o->bid_len)
+		return -1;
+	if (xdg && xdg[0] == '/')
+		k = snprintf(buf, n, "%s/proftools", xdg);
+	else if (home && home[0] == '/')
+		k = snprintf(buf, n, "%s/.cache/proftools", home);
+	else
+		return -1;
+	if (k <= 0 || (size_t)k + 80 >= n)
+		return -1;
+	if (mkdirs) {
+		char *slash = strrchr(buf, '/');
+
+		*slash = 0;
+		mkdir(buf, 0700);
+		*slash = '/';
+		mkdir(buf, 0700);
+	}
+	k += snprintf(buf + k, n - (size_t)k, "/sym");
+	if (mkdirs)
+		mkdir(buf, 0700);
+	buf[k++] = '/';
+	for (unsigned i = 0; i < o->bid_len; i++)
+		k += snprintf(buf + k, n - (size_t)k, "%02x", o->bid[i]);
+	snprintf(buf + k, n - (size_t)k, "-%d%d%d", s->opt.inlines != 0, s->opt.lines != 0,
+		 s->opt.demangle != 0);
+	return 0;
+}
+
+static void cache_put(struct prof_symbolizer *s, uint32_t obj, uint64_t addr,
+		      uint32_t first, uint32_t n);
+static void frame_push(struct prof_symbolizer *s, const char *name, const char *file,
+		       unsigned line, unsigned flags);
+
+static void symcache_load(struct prof_symbolizer *s, struct elfobj *o, uint32_t id)
+{
+	char path[4096], *data, *p, *end;
+	size_t len;
+	struct stat st;
+	int fd;
+	ssize_t k;
+
+	if (symcache_path(s, o, path, sizeof(path), 0) != 0)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_size < 9 ||
+	    st.st_size > (1 << 28)) {
+		close(fd);
+		return;
+	}
+	len = (size_t)st.st_size;
+	data = xmalloc(len + 1);
+	k = read(fd, data, len);
+	close(fd);
+	if (k != (ssize_t)len || memcmp(data, "PROFSYM1\n", 9) != 0) {
+		free(data);
+		return;
+	}
+	data[len] = 0;
+	for (p = data + 9, end = data + len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q;
+		unsigned long long addr = strtoull(p, &q, 16);
+		unsigned long nf;
+		uint32_t first = (uint32_t)s->pool_len;
+
+		if (!nl || *q != '\t')
+			break;
+		nf = strtoul(q + 1, &q, 10);
+		if (q != nl || nf == 0 || nf > 64)
+			break;
+		p = nl + 1;
+		for (unsigned long i = 0; i < nf; i++) {
+			char *f[4];
+			unsigned long flags, line;
+
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				goto bad;
+			*nl = 0;
+			f[0] = p;
+			for (int j = 1; j < 4; j++) {
+				f[j] = strchr(f[j - 1], '\t');
+				if (!f[j])
+					goto bad;
+				*f[j]++ = 0;
+			}
+			flags = strtoul(f[0], NULL, 10);
+			line = strtoul(f[1], NULL, 10);
+			frame_push(s, cstr(s, f[3]), f[2][0] ? cstr(s, f[2]) : NULL, (unsigned)line,
+				   (unsigned)flags & (PROF_FRAME_INLINED | PROF_FRAME_KERNEL));
+			p = nl + 1;
+		}
+		cache_put(s, id + 1, addr, first, (uint32_t)nf);
+		continue;
+bad:
+		s->pool_len = first;
+		break;
+	}
+	free(data);
+}
+
+static void symcache_store(struct prof_symbolizer *s, struct elfobj *o, uint32_t id)
+{
+	char path[4096], tmp[4200];
+	struct prof_buf b = PROF_BUF_INIT;
+	int fd;
+
+	if (symcache_path(s, o, path, sizeof(path), 1) != 0)
+		return;
+	prof_buf_addstr(&b, "PROFSYM1\n");
+	for (size_t i = 0; i < s->ncache; i++) {
+		const struct cache_ent *e = &s->cache[i];
+		int known = 1;
+
+		if (e->obj != id + 1)
+			continue;
+		for (uint32_t j = 0; j < e->n; j++)
+			if (s->pool[e->first + j].flags & PROF_FRAME_UNKNOWN)
+				known = 0;
+		if (!known)
+			continue;
+		prof_buf_addf(&b, "%llx\t%u\n", (unsigned long long)e->addr, e->n);
+		for (uint32_t j = 0; j < e->n; j++) {
+			const struct prof_frame *f = &s->pool[e->first + j];
+
+			prof_buf_addf(&b, "%u\t%u\t%s\t%s\n", f->flags, f->line, f->file ? f->file : "",
+				      f->name);
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		int ok = write(fd, b.data, b.len) == (ssize_t)b.len;
+
+		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
+			tmp[0] = 0;
+		if (tmp[0])
+			unlink(tmp);
+	}
+	prof_buf_release(&b);
 }
 
 static uint32_t obj_get(struct prof_symbolizer *s, const char *path,
@@ -568,9 +736,13 @@ static uint32_t obj_get(struct prof_symbolizer *s, const char *path,
 		memcpy(o->bid, bid, bid_len);
 		o->bid_len = bid_len;
 	}
-	obj_load(s, o);
 	PROF_GROW(s->objs, s->nobjs + 1, s->capobjs);
 	s->objs[s->nobjs++] = o;
+	if (o->elf)
+		read_loads(o, o->elf);
+	else
+		obj_load(s, o);	/* the debug file may hold the program headers */
+	symcache_load(s, o, id);
 	return id;
 }
 
@@ -704,11 +876,17 @@ static const char *file_of(struct prof_symbolizer *s, Dwarf_Files *files, size_t
  */
 static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc)
 {
-	const struct sym *sym = sym_find(o->syms, o->nsyms, pc);
-	const char *outer_name = sym ? demangle(s, sym->name) : NULL;
+	const struct sym *sym;
+	const char *outer_name;
 	const char *outer_file = NULL;
 	unsigned outer_line = 0;
 	size_t start = s->pool_len;
+
+	if (!o->loaded)
+		obj_load(s, o);
+	o->dirty = 1;
+	sym = sym_find(o->syms, o->nsyms, pc);
+	outer_name = sym ? demangle(s, sym->name) : NULL;
 
 	if (s->opt.inlines || s->opt.lines) {
 		Dwarf_Die *cu;
@@ -852,7 +1030,7 @@ static int kcache_load(struct prof_symbolizer *s)
 	char path[4096];
 	struct stat st;
 	uint64_t count;
-	const unsigned char *m;
+	void *m;
 	int fd;
 
 	if (kcache_path(path, sizeof(path), 0) != 0)
@@ -860,39 +1038,55 @@ static int kcache_load(struct prof_symbolizer *s)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_size < 18) {
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_size < 19) {
 		close(fd);
 		return -1;
 	}
-	s->kstrings = xmalloc((size_t)st.st_size + 1);
-	if (read(fd, s->kstrings, (size_t)st.st_size) != st.st_size) {
-		close(fd);
-		return -1;
-	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	s->kstrings[st.st_size] = 0;
-	m = (const unsigned char *)s->kstrings;
-	memcpy(&count, m + 10, 8);
-	if (memcmp(m, KCACHE_MAGIC, 10) != 0 || count == 0 ||
-	    count > ((uint64_t)st.st_size - 18) / 16)
+	if (m == MAP_FAILED)
 		return -1;
-	s->ksyms = xcalloc((size_t)count, sizeof(*s->ksyms));
-	for (uint64_t i = 0; i < count; i++) {
-		uint64_t e[2];
-
-		memcpy(e, m + 18 + i * 16, 16);
-		if (e[1] >= (uint64_t)st.st_size) {
-			free(s->ksyms);
-			s->ksyms = NULL;
-			return -1;
-		}
-		s->ksyms[i].addr = e[0];
-		s->ksyms[i].name = s->kstrings + e[1];
+	memcpy(&count, (const char *)m + 10, 8);
+	if (memcmp(m, KCACHE_MAGIC, 10) != 0 || count == 0 ||
+	    count > ((uint64_t)st.st_size - 18) / 16 ||
+	    ((const char *)m)[st.st_size - 1] != 0) {
+		munmap(m, (size_t)st.st_size);
+		return -1;
 	}
-	s->nksyms = (size_t)count;
-	for (size_t i = 0; i < s->nksyms; i++)
-		s->ksyms[i].size = i + 1 < s->nksyms ? s->ksyms[i + 1].addr - s->ksyms[i].addr : 4096;
+	/* Searched in place (kmap_find): nothing to convert. */
+	s->kmap = m;
+	s->kmap_len = (size_t)st.st_size;
+	s->kmap_n = (size_t)count;
 	return 0;
+}
+
+/* Bisect the mapped cache: the name of the symbol holding addr, or NULL. */
+static const char *kmap_find(const struct prof_symbolizer *s, uint64_t addr)
+{
+	const unsigned char *e = s->kmap + 18;
+	size_t lo = 0, hi = s->kmap_n;
+	uint64_t a, next, off;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&a, e + mid * 16, 8);
+		if (a <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	memcpy(&a, e + (lo - 1) * 16, 8);
+	memcpy(&off, e + (lo - 1) * 16 + 8, 8);
+	if (lo < s->kmap_n)
+		memcpy(&next, e + lo * 16, 8);
+	else
+		next = a + 4096;
+	if (addr >= next || off >= s->kmap_len)
+		return NULL;
+	return (const char *)s->kmap + off;
 }
 
 static void kcache_store(struct prof_symbolizer *s)
@@ -940,8 +1134,6 @@ static void kallsyms_load(struct prof_symbolizer *s)
 		s->k_ok = 1;
 		return;
 	}
-	free(s->kstrings);
-	s->kstrings = NULL;
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -1093,6 +1285,7 @@ static size_t resolve_kernel(struct prof_symbolizer *s, uint64_t addr,
 {
 	struct cache_ent *e;
 	const struct sym *sym;
+	const char *name;
 	uint32_t first = (uint32_t)s->pool_len;
 
 	if (!prof_symbolizer_kernel_ok(s))
@@ -1100,9 +1293,14 @@ static size_t resolve_kernel(struct prof_symbolizer *s, uint64_t addr,
 	e = cache_slot(s, KERNEL_OBJ, addr);
 	if (e->obj)
 		return copy_out(s, e->first, e->n, out, max);
-	sym = sym_find(s->ksyms, s->nksyms, addr);
-	frame_push(s, sym ? cstr(s, sym->name) : cstr(s, "[unknown]"), NULL, 0,
-		   PROF_FRAME_KERNEL | (sym ? 0 : PROF_FRAME_UNKNOWN));
+	if (s->kmap) {
+		name = kmap_find(s, addr);
+	} else {
+		sym = sym_find(s->ksyms, s->nksyms, addr);
+		name = sym ? sym->name : NULL;
+	}
+	frame_push(s, name ? cstr(s, name) : cstr(s, "[unknown]"), NULL, 0,
+		   PROF_FRAME_KERNEL | (name ? 0 : PROF_FRAME_UNKNOWN));
 	cache_put(s, KERNEL_OBJ, addr, first, 1);
 	return copy_out(s, first, 1, out, max);
 }

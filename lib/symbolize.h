@@ -33,6 +33,15 @@
  * offset, hex); outside every known mapping: "[unknown]" (flag
  * PROF_FRAME_UNKNOWN is set in both cases).
  *
+ * Persistent cache: the frames of every resolved address of a file with a
+ * build-id are kept on disk, per build-id and options, in
+ * $XDG_CACHE_HOME/proftools/sym/ (else ~/.cache/proftools/sym/, mode
+ * 0600), written by prof_symbolizer_free() and read when the file is
+ * first met, so a later run opens no ELF symbol table or DWARF for
+ * addresses it has seen (the first run of a program linked with a big
+ * library pays for reading its debug information once). Addresses left
+ * unresolved are not kept: installing a debug file later takes effect.
+ *
  * Ownership: every string returned (frame names, file names, map paths)
  * belongs to the symbolizer and stays valid until prof_symbolizer_free().
  * Not thread-safe: one symbolizer per thread.
@@ -49,9 +58,13 @@ struct prof_sym_options {
 	int lines;		/* fill prof_frame.file/line; default 0 */
 	int demangle;		/* demangle C++ names; default 1 */
 	int debuginfod;		/* allow debuginfod lookups; default 0 */
+	int cache;		/* persistent per-build-id cache (below); default 1 */
 };
 
-/* Defaults: inlines=1, lines=0, demangle=1, debuginfod=0. */
+/*
+ * Defaults: inlines=1, lines=0, demangle=1, debuginfod=0, cache=1 unless
+ * the environment variable PROFTOOLS_NO_CACHE is set.
+ */
 void prof_sym_options_init(struct prof_sym_options *o);
 
 /* A new symbolizer (opts NULL: defaults). Never fails (allocation dies). */
