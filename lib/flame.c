@@ -1108,6 +1108,11 @@ static const char flame_js[] =
 "var icBtn = doc.getElementById(\"ignorecase\");\n"
 "var G = [], R = [], T = [], X = [], W = [], D = [], N = [], F = [], CP = [], HIT = [];\n"
 "var zi = -1, term = null, ic = false, E = 1e-6, pending = false;\n"
+"/* a tooltip is \"name (count unit, pct%...)\": the count has no spaces */\n"
+"function nameOf(s) {\n"
+"  var u = s.lastIndexOf(\" \" + C.unit + \", \"), p = u > 0 ? s.lastIndexOf(\" (\", u - 1) : -1;\n"
+"  return p >= 0 ? s.substring(0, p) : s;\n"
+"}\n"
 "var kids = fr.children;\n"
 "for (var i = 0; i < kids.length; i++) {\n"
 "  var g = kids[i], r = g.getElementsByTagName(\"rect\")[0];\n"
@@ -1117,7 +1122,7 @@ static const char flame_js[] =
 "  G.push(g); R.push(r); T.push(g.getElementsByTagName(\"text\")[0] || null);\n"
 "  X.push(parseFloat(r.getAttribute(\"x\"))); W.push(parseFloat(r.getAttribute(\"width\")));\n"
 "  D.push(Math.round((parseFloat(r.getAttribute(\"y\")) - C.base) / C.step));\n"
-"  N.push(tt ? tt.textContent.replace(/ \\([^(]*\\)$/, \"\") : \"\");\n"
+"  N.push(tt ? nameOf(tt.textContent) : \"\");\n"
 "  F.push(r.getAttribute(\"fill\")); CP.push(null); HIT.push(false);\n"
 "}\n"
 "function setText(e, s) { if (e && e.firstChild) e.firstChild.nodeValue = s; }\n"
@@ -1551,6 +1556,8 @@ static void write_tail(struct writer *w)
 	add_num(b, o->fontsize);
 	prof_buf_addf(b, ", fw: %.6g, sc: \"rgb(230,0,230)\", nametype: ", o->fontwidth);
 	add_js_string(b, o->nametype);
+	prof_buf_addstr(b, ", unit: ");
+	add_js_string(b, o->countname);
 	prof_buf_addstr(b, "};\n");
 	prof_buf_addstr(b, flame_js);
 	prof_buf_addstr(b, "]]></script>\n</svg>\n");

@@ -272,7 +272,7 @@ elif [ -n "$SANITIZE" ]; then
 	skip "browser" "not repeated in the sanitizer pass"
 else
 	printf 'main;a_long_function_name_that_is_cut 3\nmain;other 60\nmain;other;Deep 3\nsecond 39\n' >"$TMP/ui.folded"
-	"$F" --format html --width 1200 "$TMP/ui.folded" >"$TMP/ui.html"
+	"$F" --format html --width 1200 --countname "ms (wall)" "$TMP/ui.folded" >"$TMP/ui.html"
 	# a harness that drives the graph like a user and writes what it saw
 	cat >"$TMP/harness.js" <<'JS'
 window.addEventListener("load", function () {
@@ -324,7 +324,7 @@ JS
 	else
 		got() { grep "^$1=" "$TMP/ui.result" | sed "s/^$1=//"; }
 		check "browser: labels cut to fit" 0 "a_.." got label-before
-		check "browser: tooltip on the details line" 0 "Function: a_long_function_name_that_is_cut (3 samples, 2.86%)" got details
+		check "browser: tooltip on the details line" 0 "Function: a_long_function_name_that_is_cut (3 ms (wall), 2.86%)" got details
 		check "browser: click zooms, label re-cut" 0 "a_long_function_name_that_is_cut" got label-zoomed
 		check "browser: zoomed frame fills the width" 0 "1180" got width-zoomed
 		check "browser: zoom hides other frames" 0 "true" got other-hidden
