@@ -131,7 +131,11 @@ static int configured;			/* configure() ran (successfully or not) */
 static char *base;			/* the mapped record file */
 static struct ph_header *H;
 static uint64_t reserve;
-static int data_fd = -1, timeline_fd = -1, statm_fd = -1;
+/*
+ * Files are opened for each use and closed at once: a program may close
+ * every descriptor it did not open, or reuse their numbers.
+ */
+static int timeline_ok;
 static char out_dir[4096];
 static char tag[64];
 static uint64_t run_id;
@@ -1077,6 +1081,25 @@ static char *file_path(char *buf, size_t n, const char *suffix)
 	return buf;
 }
 
+/* Append (or with trunc, write) data to DIR/TAG.suffix. */
+static int append_file(const char *suffix, const char *data, size_t len, int trunc)
+{
+	char path[4200];
+	int fd, r;
+
+	if (!file_path(path, sizeof(path), suffix))
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (trunc ? O_TRUNC : 0), 0644);
+	if (fd < 0) {
+		if (trunc)
+			say(path, strerror(errno));
+		return -1;
+	}
+	r = write_all(fd, data, len);
+	close(fd);
+	return r;
+}
+
 /* Saved lines of /proc/self/maps (file mappings), the union of every look. */
 static char *maps_buf;
 static size_t maps_len, maps_cap;
@@ -1200,11 +1223,14 @@ static uint64_t rss_bytes(int *ok)
 	char buf[128], *p;
 	ssize_t n;
 	uint64_t pages = 0;
+	int fd;
 
 	*ok = 0;
-	if (statm_fd < 0)
+	fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	n = pread(statm_fd, buf, sizeof(buf) - 1, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
@@ -1260,8 +1286,8 @@ static void tick(void)
 		line[len++] = k == 5 ? '\n' : '\t';
 	}
 	(void)num;
-	if (timeline_fd >= 0)
-		write_all(timeline_fd, line, len);
+	if (timeline_ok)
+		append_file(".timeline.tsv", line, len, 0);
 	dl_iterate_phdr(count_adds, &adds);
 	if (adds != dl_adds_seen) {
 		dl_adds_seen = adds;
@@ -1310,15 +1336,7 @@ static void start_timer(void)
 
 static int open_timeline(void)
 {
-	char path[4200], hdr[512], n1[32], n2[32], n3[32];
-
-	if (!file_path(path, sizeof(path), ".timeline.tsv"))
-		return -1;
-	timeline_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (timeline_fd < 0) {
-		say(path, strerror(errno));
-		return -1;
-	}
+	char hdr[512], n1[32], n2[32], n3[32];
 	cat(hdr, sizeof(hdr), "# tool=profheap format=profheap-timeline pid=",
 	    utoa(n1 + 32, (uint64_t)getpid()), " interval_ns=");
 	cat(hdr + strlen(hdr), sizeof(hdr) - strlen(hdr), utoa(n2 + 32, interval_ns),
@@ -1326,7 +1344,8 @@ static int open_timeline(void)
 	cat(hdr + strlen(hdr), sizeof(hdr) - strlen(hdr),
 	    sample_mean ? " estimated=live_bytes,live_blocks" : "",
 	    "\ntime_ns\tlive_bytes\tlive_blocks\talloc_bytes\talloc_count\trss_bytes\n", "");
-	return write_all(timeline_fd, hdr, strlen(hdr));
+	timeline_ok = append_file(".timeline.tsv", hdr, strlen(hdr), 1) == 0;
+	return timeline_ok ? 0 : -1;
 }
 
 /* Create TAG.heap (TAG = pid, or pid.N after exec) and map it. */
@@ -1377,9 +1396,7 @@ static int open_data(int after_fork)
 		unlink(path);
 		return -1;
 	}
-	if (data_fd >= 0)
-		close(data_fd);
-	data_fd = fd;
+	close(fd);		/* the mapping stays */
 	base = m;
 	H = m;
 	if (seq > 0 && !after_fork)
@@ -1438,9 +1455,6 @@ static void atfork_child(void)
 		T.th->tid = (int32_t)syscall(SYS_gettid);
 	T.last_alloc = NULL;
 	tables_reset();
-	if (timeline_fd >= 0)
-		close(timeline_fd);
-	timeline_fd = -1;
 	open_timeline();
 	maps_len = 0;
 	save_maps();
@@ -1515,7 +1529,6 @@ static void configure(void)
 	/* Stack id 0: the empty stack. */
 	stack_id(NULL, 0);
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&configure);
-	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	open_timeline();
 	dl_iterate_phdr(count_adds, &dl_adds_seen);
 	save_maps();
