@@ -4,6 +4,9 @@
 
 P=$BIN/profrec
 CC=${CC:-cc}
+# A private symbol cache: hermetic runs, and the cache path is exercised.
+XDG_CACHE_HOME=$TMP/cache
+export XDG_CACHE_HOME
 WL_SRC=$TESTS/demo/workload.c
 # Share tests run 1 s of CPU; the rest 0.3 s.
 SECS=1
@@ -96,6 +99,15 @@ else
 	# each stack defined once, before use
 	assert "fp: stacks defined once, before use" awk -F'\t' '/^#/ || $1 == "time_ns" { next }
 		$9 != "" { if ($8 in d) exit 1; d[$8] = 1; next } !($8 in d) { exit 1 }' "$TMP/fp.tsv"
+fi
+
+# ---- the persistent symbol cache gives the same names ----
+n=$(ls "$TMP/cache/proftools/sym" 2>/dev/null | wc -l)
+run "$P" -o "$TMP/fp2.tsv" -- "$TMP/wl" -s 0.2 split
+if [ "$n" -ge 1 ] && grep -q 'main;split;leaf_a' "$TMP/fp2.tsv"; then
+	pass "symbol cache written and used ($n files)"
+else
+	fail "symbol cache written and used" "$n files"
 fi
 
 # ---- dwarf mode on a build without frame pointers ----
