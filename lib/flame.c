@@ -1356,6 +1356,8 @@ static void write_info(struct writer *w, const struct prof_flame_node *n,
 	if (w->g->diff) {
 		double d = o->negate ? -n->delta : n->delta;
 
+		if (d == 0)
+			d = 0;	/* no "-0.00%" */
 		snprintf(tmp, sizeof(tmp), "; %s%.2f%%", d > 0 ? "+" : "",
 			 100 * d / (w->g->timemax * o->factor));
 		prof_buf_addstr(b, tmp);

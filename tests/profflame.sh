@@ -90,6 +90,24 @@ if [ -n "$CORPUS" ] && [ -f "$FG/flamegraph.pl" ] && command -v perl >/dev/null;
 				pass "$name" || fail "$name" "$(wc -l <"$TMP/ours.txt") vs $(wc -l <"$TMP/ref.txt") frames; $(head -c 300 "$TMP/cmp.out")"
 		done
 	done
+	# differential: difffolded.pl's two-count form, and --negate
+	perl "$FG/difffolded.pl" "$CORPUS/perf-fp.folded" "$CORPUS/perf-dwarf.folded" >"$TMP/pl-diff.folded" 2>/dev/null
+	for opts in "" "--negate"; do
+		name="differential same as flamegraph.pl $opts"
+		# shellcheck disable=SC2086
+		"$F" --width 1200 $opts "$TMP/pl-diff.folded" | extract /dev/stdin >"$TMP/ours.txt"
+		# shellcheck disable=SC2086
+		perl "$FG/flamegraph.pl" $opts "$TMP/pl-diff.folded" 2>/dev/null | extract /dev/stdin >"$TMP/ref.txt"
+		paste -d '|' "$TMP/ours.txt" "$TMP/ref.txt" | awk -F'|' '
+			{ split($1, a, " "); split($2, b, " ")
+			  d = a[2] - b[2]; if (d < 0) d = -d
+			  if (a[1] != b[1] || d > 0.06 || a[4] != b[4]) { print NR ": " $1 " / " $2; exit 1 } }' >"$TMP/cmp.out" &&
+		[ "$(wc -l <"$TMP/ours.txt")" = "$(wc -l <"$TMP/ref.txt")" ] && [ -s "$TMP/ref.txt" ] &&
+			pass "$name" || fail "$name" "$(head -c 300 "$TMP/cmp.out")"
+	done
+	"$F" --width 1200 --diff "$CORPUS/perf-fp.folded" "$CORPUS/perf-dwarf.folded" >"$TMP/diff-files.svg"
+	"$F" --width 1200 "$TMP/pl-diff.folded" >"$TMP/diff-pl.svg"
+	check "--diff equals difffolded.pl | profflame" 0 "" cmp "$TMP/diff-files.svg" "$TMP/diff-pl.svg"
 else
 	skip "same frames as flamegraph.pl" "needs the corpus, $FG/flamegraph.pl and perl"
 fi
