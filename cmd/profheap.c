@@ -369,8 +369,9 @@ static int write_folded(const struct opts *o, const char *tag, int pid, enum rep
 }
 
 /* Process one record file into folded files; adds to the merged tables. */
-static int process_one(const struct opts *o, const char *tag, struct prof_symbolizer *sym,
-		       struct prof_stacks *ma, struct prof_stacks *mb, struct totals *tot)
+static int process_one(const struct opts *o, const char *tag, int execed,
+		       struct prof_symbolizer *sym, struct prof_stacks *ma, struct prof_stacks *mb,
+		       struct totals *tot)
 {
 	struct prof_heapfile f;
 	struct prof_heap_site *sites;
@@ -489,14 +490,19 @@ static int process_one(const struct opts *o, const char *tag, struct prof_symbol
 	}
 	prof_stacks_merge(ma, &a);
 	prof_stacks_merge(mb, &b);
-	tot->leak_bytes += leak_b;
-	tot->leak_blocks += leak_n;
+	if (!execed || (h->flags & PH_FLAG_EXITED)) {
+		/* Blocks live when an image was replaced by exec are not leaks. */
+		tot->leak_bytes += leak_b;
+		tot->leak_blocks += leak_n;
+	}
 	tot->supp_bytes += supp_b;
 	tot->supp_blocks += supp_n;
 	tot->processes++;
 
 	if (prof_verbosity >= 1) {
-		const char *how = h->flags & PH_FLAG_EXITED ? "" : " (did not exit normally: live blocks at its death)";
+		const char *how = h->flags & PH_FLAG_EXITED ? "" :
+				  execed ? " (image replaced by exec: blocks live then, not counted as leaks)" :
+				  " (did not exit normally: blocks live at its death)";
 
 		if (h->flags & PH_FLAG_SAMPLED)
 			prof_warn("%s: sampled every %llu bytes on average: figures are estimates", tag,
@@ -619,7 +625,11 @@ static int postprocess(const struct opts *o, uint64_t run_id, struct totals *tot
 	prof_stacks_init(&ma, 4);
 	prof_stacks_init(&mb, 2);
 	for (i = 0; i < n; i++) {
-		if (process_one(o, tags[i], sym, &ma, &mb, tot) < 0)
+		/* The next tag of the same pid is a later image: this one exec'd. */
+		size_t pl = strcspn(tags[i], ".");
+		int execed = i + 1 < n && !strncmp(tags[i], tags[i + 1], pl) && tags[i + 1][pl] == '.';
+
+		if (process_one(o, tags[i], execed, sym, &ma, &mb, tot) < 0)
 			rc = -1;
 		free(tags[i]);
 	}
