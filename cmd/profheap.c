@@ -501,7 +501,7 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 
 	if (prof_verbosity >= 1) {
 		const char *how = h->flags & PH_FLAG_EXITED ? "" :
-				  execed ? " (image replaced by exec: blocks live then, not counted as leaks)" :
+				  execed ? "" :
 				  " (did not exit normally: blocks live at its death)";
 
 		if (h->flags & PH_FLAG_SAMPLED)
@@ -514,8 +514,13 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 		if (leak_b > 0) {
 			struct prof_buf site = PROF_BUF_INIT;
 
-			prof_warn("%s: leaked %s bytes in %s block%s%s", tag, thousands(n1, sizeof(n1), leak_b),
-				  thousands(n2, sizeof(n2), leak_n), leak_n == 1 ? "" : "s", how);
+			if (execed && !(h->flags & PH_FLAG_EXITED))
+				prof_warn("%s: %s bytes in %s block%s live when exec replaced the image (not leaks)",
+					  tag, thousands(n1, sizeof(n1), leak_b), thousands(n2, sizeof(n2), leak_n),
+					  leak_n == 1 ? "" : "s");
+			else
+				prof_warn("%s: leaked %s bytes in %s block%s%s", tag, thousands(n1, sizeof(n1), leak_b),
+					  thousands(n2, sizeof(n2), leak_n), leak_n == 1 ? "" : "s", how);
 			qsort(leaks, nleaks, sizeof(*leaks), cmp_leak);
 			for (i = 0; i < nleaks && i < (prof_verbosity >= 2 ? nleaks : 10); i++) {
 				size_t depth, k;
