@@ -970,26 +970,21 @@ int prof_perfscript_detect(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
 	struct prof_perf_event ev;
-	int state = 0;
+	int prev_event = 0, lines = 0;
 
-	while (p < end) {
+	while (p < end && lines++ < 2000) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)((nl ? nl : end) - p);
 
+		if (!nl)
+			break;		/* possibly cut by the peek window */
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (state == 0) {
-			if (n && p[0] != '#') {
-				if (is_ws((unsigned char)p[0]) || !prof_perfscript_event_line(p, n, &ev))
-					return 0;
-				state = 1;
-			}
-		} else {
-			if (!nl && p + n == end)
-				return 1;	/* cut off by the peek window */
-			return n == 0 || is_ws((unsigned char)p[0]);
-		}
-		p = nl ? nl + 1 : end;
+		if (prev_event && n > 0 && is_ws((unsigned char)p[0]))
+			return 1;	/* an event line, then an indented frame */
+		prev_event = n > 0 && p[0] != '#' && !is_ws((unsigned char)p[0]) &&
+			     prof_perfscript_event_line(p, n, &ev);
+		p = nl + 1;
 	}
-	return state == 1;
+	return 0;
 }

@@ -156,9 +156,9 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 			 struct prof_perfscript_ctx *ctx, struct prof_perfscript_stats *stats);
 
 /*
- * Nonzero if the text looks like `perf script` output: its first line
- * that is neither empty nor a '#' comment is an event line followed by an
- * indented frame line or an empty line.
+ * Nonzero if the text looks like `perf script` output: somewhere in its
+ * first lines an event line is followed by an indented frame line (which
+ * folded stacks and TSV never have).
  */
 int prof_perfscript_detect(const char *buf, size_t len);
 
