@@ -295,7 +295,7 @@ static enum format detect(struct prof_chunks *r)
 
 	if (prof_samples_detect(p, len))
 		return FMT_PROFREC;
-	if (prof_perfscript_detect(p, len))
+	if (prof_perfscript_detect(p, len, len < PEEK_SIZE))
 		return FMT_PERF;
 	return FMT_FOLDED;
 }

@@ -966,7 +966,7 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 	return prof_chunks_failed(r) ? -1 : 0;
 }
 
-int prof_perfscript_detect(const char *buf, size_t len)
+int prof_perfscript_detect(const char *buf, size_t len, int complete)
 {
 	const char *p = buf, *end = buf + len;
 	struct prof_perf_event ev;
@@ -976,7 +976,7 @@ int prof_perfscript_detect(const char *buf, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)((nl ? nl : end) - p);
 
-		if (!nl)
+		if (!nl && !complete)
 			break;		/* possibly cut by the peek window */
 		if (n && p[n - 1] == '\r')
 			n--;
@@ -984,7 +984,7 @@ int prof_perfscript_detect(const char *buf, size_t len)
 			return 1;	/* an event line, then an indented frame */
 		prev_event = n > 0 && p[0] != '#' && !is_ws((unsigned char)p[0]) &&
 			     prof_perfscript_event_line(p, n, &ev);
-		p = nl + 1;
+		p = nl ? nl + 1 : end;
 	}
 	return 0;
 }

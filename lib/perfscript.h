@@ -158,8 +158,9 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 /*
  * Nonzero if the text looks like `perf script` output: somewhere in its
  * first lines an event line is followed by an indented frame line (which
- * folded stacks and TSV never have).
+ * folded stacks and TSV never have). complete: buf is the whole input
+ * (its last line may lack a newline), not a window onto its start.
  */
-int prof_perfscript_detect(const char *buf, size_t len);
+int prof_perfscript_detect(const char *buf, size_t len, int complete);
 
 #endif
