@@ -910,7 +910,7 @@ static void emit(struct flow *f, size_t depth)
 	const struct open_frame *o = &f->path[depth];
 	double w = f->time - o->start;
 
-	if (w <= 0 || w < f->minw) {
+	if (depth && (w <= 0 || w < f->minw)) {	/* the root is always drawn */
 		g->pruned++;
 		return;
 	}
