@@ -724,8 +724,10 @@ static inline int wanted(size_t n)
 	T.th->alloc_bytes += n;
 	T.th->alloc_count++;
 	T.sample_left -= (int64_t)n;
-	if (likely(T.sample_left > 0))
+	if (likely(T.sample_left > 0)) {
+		T.last_alloc = NULL;	/* an allocation came between: not temporary */
 		return 0;
+	}
 	while (T.sample_left <= 0)
 		draw_sample();
 	return 1;
@@ -750,6 +752,11 @@ static void free_impl(void *p)
 	if (!real_free)
 		resolve();
 	if (!active || T.guard) {
+		real_free(p);
+		return;
+	}
+	/* Sampling: most blocks were not sampled, and the filter says so. */
+	if (sample_mean && likely(!__atomic_load_n(&filter[addr_hash(p) >> (64 - FILTER_BITS)], RELAXED))) {
 		real_free(p);
 		return;
 	}
