@@ -184,6 +184,7 @@ struct rec {
 	size_t nthreads, thread_slots;
 	struct process *procs;
 	size_t nprocs, proc_slots;
+	struct thread idle;
 	struct prof_stacks stacks;
 	uint32_t *written;	/* TSV: stack ids defined so far (bitmap) */
 	size_t written_words;
@@ -289,9 +290,12 @@ static struct process *proc_get(struct rec *r, int pid, int create)
 /* The address space of pid; a process we have not seen is read from /proc. */
 static struct prof_addrspace *addrspace_of(struct rec *r, int pid)
 {
-	struct process *p = proc_get(r, pid, 0);
+	struct process *p;
 	char path[64];
 
+	if (pid <= 0)
+		return NULL;	/* the idle task (-a): kernel frames only */
+	p = proc_get(r, pid, 0);
 	if (p)
 		return p->as;
 	p = proc_get(r, pid, 1);
@@ -326,8 +330,17 @@ static void read_comm(int pid, int tid, char *comm)
 
 static struct thread *thread_of(struct rec *r, int pid, int tid)
 {
-	struct thread *t = thread_get(r, tid, 1);
+	struct thread *t;
 
+	if (tid <= 0) {
+		/* The idle task, one per CPU, all tid 0 (slot 0 means empty). */
+		if (!r->idle.comm[0]) {
+			r->idle.pid = 0;
+			snprintf(r->idle.comm, sizeof(r->idle.comm), "swapper");
+		}
+		return &r->idle;
+	}
+	t = thread_get(r, tid, 1);
 	if (t->pid < 0) {
 		t->pid = pid;
 		if (!t->comm[0])
@@ -611,6 +624,8 @@ static void on_record(void *arg, const struct perf_event_header *hdr, uint64_t t
 			break;
 		memcpy(&pid, body, 4);
 		memcpy(&tid, body + 4, 4);
+		if ((int)tid <= 0 || (int)pid <= 0)
+			break;
 		t = thread_get(r, (int)tid, 1);
 		t->pid = (int)pid;
 		snprintf(t->comm, sizeof(t->comm), "%.*s", (int)(hdr->size - sizeof(*hdr) - 8),
@@ -632,14 +647,17 @@ static void on_record(void *arg, const struct perf_event_header *hdr, uint64_t t
 		memcpy(&ppid, body + 4, 4);
 		memcpy(&tid, body + 8, 4);
 		memcpy(&ptid, body + 12, 4);
-		pt = thread_get(r, (int)ptid, 0);
+		if ((int)tid <= 0 || (int)pid <= 0)
+			break;
+		pt = (int)ptid > 0 ? thread_get(r, (int)ptid, 0) : NULL;
 		t = thread_get(r, (int)tid, 1);
 		t->pid = (int)pid;
 		if (pt)
 			memcpy(t->comm, pt->comm, sizeof(t->comm));
 		else
 			read_comm((int)pid, (int)tid, t->comm);
-		if (pid != ppid && !proc_get(r, (int)pid, 0) && (pp = proc_get(r, (int)ppid, 0))) {
+		if (pid != ppid && !proc_get(r, (int)pid, 0) && (int)ppid > 0 &&
+		    (pp = proc_get(r, (int)ppid, 0))) {
 			struct prof_addrspace *as = prof_addrspace_clone(pp->as, (int)pid);
 
 			p = proc_get(r, (int)pid, 1);

@@ -21,6 +21,7 @@
 #include "error.h"
 #include "intern.h"
 #include "symbolize.h"
+#include "units.h"
 #include "xalloc.h"
 
 #define KERNEL_OBJ 0xfffffffeu
@@ -112,6 +113,7 @@ struct prof_addrspace {
 	off_t jit_size;
 	struct timespec jit_mtime;
 	int jit_absent;
+	uint64_t jit_checked;	/* prof_now_ns() of the last look at the map */
 };
 
 void prof_sym_options_init(struct prof_sym_options *o)
@@ -681,6 +683,13 @@ static void symcache_store(struct prof_symbolizer *s, struct elfobj *o, uint32_t
 	prof_buf_release(&b);
 }
 
+/* A path naming a file (not "//anon", "/memfd:...", "[vdso]", ""). */
+static int is_file(const char *path)
+{
+	return path[0] == '/' && path[1] != '/' && strncmp(path, "/memfd:", 7) != 0 &&
+	       strncmp(path, "/dev/zero", 9) != 0 && strncmp(path, "/SYSV", 5) != 0;
+}
+
 static uint32_t obj_get(struct prof_symbolizer *s, const char *path,
 			const unsigned char *bid, unsigned bid_len)
 {
@@ -690,7 +699,7 @@ static uint32_t obj_get(struct prof_symbolizer *s, const char *path,
 	struct elfobj *o;
 	struct stat st;
 
-	if (!path || path[0] != '/')
+	if (!path || !is_file(path))
 		return NO_OBJ;
 	if (bid_len) {
 		klen = 0;
@@ -1380,9 +1389,7 @@ static const char *jit_find(struct prof_addrspace *as, uint64_t addr)
 		}
 		if (lo && addr < as->jit[lo - 1].end)
 			return as->jit[lo - 1].name;
-		if (pass || as->jit_absent)
-			break;
-		jit_load(as);	/* the map may have grown */
+		break;
 	}
 	return NULL;
 }
@@ -1605,9 +1612,15 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	if ((flags & PROF_SYM_KERNEL) || !as)
 		return resolve_kernel(s, addr, out, max);
 	mi = map_index(as, addr);
-	if (mi == (size_t)-1 || as->maps[mi].path[0] != '/') {
-		if (!as->jit && !as->jit_absent)
+	if (mi == (size_t)-1 || !is_file(as->maps[mi].path)) {
+		/* JIT code: the map may appear or grow while the program runs;
+		 * look at it again at most every 50 ms. */
+		uint64_t now = prof_now_ns();
+
+		if (!as->jit_checked || now - as->jit_checked > 50000000ULL) {
+			as->jit_checked = now;
 			jit_load(as);
+		}
 		if (as->jit && (jit = jit_find(as, addr)))
 			return one_frame(out, max, jit, 0);
 		if (mi != (size_t)-1 && as->maps[mi].path[0] == '[') {

@@ -162,6 +162,11 @@ if [ "$n" -ge 100 ]; then pass "inlined function shown with _[i]"; else fail "in
 run "$P" --no-inline -o "$TMP/in2.tsv" -- "$TMP/wlo" -s 0.1 inline
 if grep -q '_\[i\]' "$TMP/in2.tsv"; then fail "--no-inline: no _[i] frames"; else pass "--no-inline: no _[i] frames"; fi
 
+# ---- JIT code named through /tmp/perf-PID.map ----
+run "$P" -o "$TMP/jit.tsv" -- "$TMP/wl" -s $SHORT jit
+n=$(stacks "$TMP/jit.tsv" | grep -c ';jitted_loop')
+if [ "$n" -ge 100 ]; then pass "JIT code named from /tmp/perf-PID.map"; else fail "JIT code named from /tmp/perf-PID.map" "$n samples"; fi
+
 # ---- --lines, --folded, compressed output ----
 run "$P" --lines -o "$TMP/ln.tsv" -- "$TMP/wl" -s 0.1 split
 assert "--lines: file:line in frame names" grep -Eq 'leaf_[ab] workload\.c:[0-9]+' "$TMP/ln.tsv"

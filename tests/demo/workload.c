@@ -6,7 +6,7 @@
  *   workload [-s SECONDS] [-t THREADS] [-l LIB.so] MODE
  *
  * MODE: split (default), threads, forkexec, dlopen, inline, offcpu,
- * crash, forever, child (used by forkexec).
+ * jit, crash, forever, child (used by forkexec).
  * Build plainly (cc -O1 -g -fno-omit-frame-pointer); the tests also
  * build it -O2 -fomit-frame-pointer, stripped with a debug link.
  */
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,6 +138,41 @@ __attribute__((noinline)) static void offcpu(void)
 	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 }
 
+/*
+ * JIT: machine code generated at run time into an anonymous mapping,
+ * named in /tmp/perf-PID.map the way JIT compilers do for perf.
+ */
+__attribute__((noinline)) static int jit(void)
+{
+	/* mov $N, %rcx; 1: dec %rcx; jnz 1b; ret */
+	static const unsigned char code[] = {
+		0x48, 0xb9, 0x40, 0x0d, 0x03, 0, 0, 0, 0, 0,
+		0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3,
+	};
+	unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void (*fn)(void);
+	char path[64];
+	FILE *f;
+	double end;
+
+	if (mem == MAP_FAILED)
+		return 1;
+	memcpy(mem, code, sizeof(code));
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%lx %zx jitted_loop\n", (unsigned long)mem, sizeof(code));
+	fclose(f);
+	*(void **)&fn = mem;
+	end = cpu_now() + seconds;
+	while (cpu_now() < end)
+		fn();
+	unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *lib = NULL, *mode;
@@ -196,6 +232,8 @@ int main(int argc, char **argv)
 		if (!fn)
 			return 1;
 		fn(seconds);
+	} else if (strcmp(mode, "jit") == 0) {
+		return jit();
 	} else if (strcmp(mode, "offcpu") == 0) {
 		offcpu();
 	} else if (strcmp(mode, "crash") == 0) {
