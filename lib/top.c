@@ -95,6 +95,7 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, doub
 	for (;;) {
 		size_t ntouched = 0, i;
 		uint32_t best = UINT32_MAX;
+		double self_here = 0;	/* weight of the stacks ending at the path */
 
 		for (id = 0; id < ns; id++) {
 			size_t depth;
@@ -106,6 +107,8 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, doub
 			f = prof_stacks_frames(t, (uint32_t)id, &depth);
 			w = prof_stacks_weights(t, (uint32_t)id)[0];
 			if (depth <= d || w == 0) {
+				if (depth == d)
+					self_here += w;
 				alive[id] = 0;
 				continue;
 			}
@@ -122,8 +125,12 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, doub
 				    prof_stacks_frame_name(t, best, NULL)) < 0))
 				best = c;
 		}
-		if (best == UINT32_MAX)
+		/* Stop where more ends here than goes on into any one child. */
+		if (best == UINT32_MAX || (d > 0 && self_here >= acc[best])) {
+			for (i = 0; i < ntouched; i++)
+				acc[touched[i]] = 0;
 			break;
+		}
 		*weight = acc[best];
 		for (i = 0; i < ntouched; i++)
 			acc[touched[i]] = 0;
@@ -188,7 +195,7 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 #define PCT(v) (grand > 0 ? 100.0 * (v) / grand : 0.0)
 	if (opts->human) {
 		fmt_value(v1, sizeof(v1), grand, opts->unit, 1);
-		prof_buf_addf(&b, "top %zu functions by %s share of %s%s%s\n", nrows,
+		prof_buf_addf(&b, "top %zu functions by %s weight (total %s%s%s)\n", nrows,
 			      opts->by_total ? "total" : "self", v1,
 			      opts->unit && strcmp(opts->unit, "ns") ? " " : "",
 			      opts->unit && strcmp(opts->unit, "ns") ? opts->unit : "");

@@ -6,7 +6,9 @@
  * stacks they appear in, counted once per stack even when recursive),
  * each as a share of the whole; functions whose self share reaches a
  * threshold flagged "hot"; and the hottest root-to-leaf path, found by
- * descending from the root into the heaviest child at every level.
+ * descending from the heaviest root into the heaviest child at every
+ * level, stopping where the samples ending at a frame outweigh its
+ * heaviest child (the path ends at the hot leaf, not in noise below it).
  *
  * TSV output follows schema "proffold-top" (prof-formats.5), after one
  * "# key=value" line (unit, total, threshold_pct, sort, hot_path,
