@@ -40,7 +40,7 @@ static const char help_text[] =
 	"  -f, --fail-on-leak     exit 1 when the command exited 0 but leaked memory\n"
 	"  -i, --interval TIME    timeline interval (default 10ms)\n"
 	"  -k, --keep             keep the raw record files (PID.heap, PID.maps)\n"
-	"      --no-follow-fork   do not profile children created by fork\n"
+	"      --no-follow-fork   profile only the command's own process, no children\n"
 	"  -o, --output DIR       output directory (default profheap.PID)\n"
 	"  -q, --quiet            no leak report or summary on stderr\n"
 	"  -r, --report WHAT      write folded stacks of WHAT to stdout:\n"

@@ -1509,6 +1509,8 @@ static void configure(void)
 	use_dwarf = s && !strcmp(s, "dwarf");
 	s = getenv("PROFHEAP_FOLLOW_FORK");
 	follow_fork = !(s && !strcmp(s, "0"));
+	if (!follow_fork)
+		disable_env();	/* no process created from here on is profiled */
 	if (open_data(0) < 0)
 		goto done;
 	shards = map_anon(NSHARD * sizeof(struct pshard));
