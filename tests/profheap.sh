@@ -432,3 +432,45 @@ then
 else
 	skip "C++ new/delete" "no C++ compiler"
 fi
+
+# ---- a library loaded with dlopen and closed before the end
+cat >"$TMP/plug.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+__attribute__((noinline)) void plugin_leak(void)
+{
+	for (int i = 0; i < 3; i++) {
+		char *p = malloc(555);
+		memset(p, 0, 555);
+		__asm__ volatile("" : : "r"(p) : "memory");
+	}
+}
+EOF
+cat >"$TMP/dl.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW);
+	void (*f)(void);
+
+	if (!h || !(f = (void (*)(void))dlsym(h, "plugin_leak")))
+		return 1;
+	f();
+	dlclose(h);
+	return 0;
+}
+EOF
+if $CC -O2 -g -fno-omit-frame-pointer -shared -fPIC "$TMP/plug.c" -o "$TMP/plug.so" &&
+	$CC -O2 -g -fno-omit-frame-pointer "$TMP/dl.c" -o "$TMP/dl" -ldl; then
+	run "$P" -q -o "$TMP/dlo" "$TMP/dl" "$TMP/plug.so"
+	f=$(one_file "$TMP/dlo" .leak.folded)
+	if [ "$STATUS" = 0 ] && [ -n "$f" ] && [ "$(data "$f")" = "$(data "$f" | grep ';main;plugin_leak 1665$')" ] &&
+		[ "$(data "$f" | wc -l)" = 1 ]; then
+		pass "dlopen'd then dlclose'd library: its functions named"
+	else
+		fail "dlopen'd library" "exit $STATUS: $(cat "$f" 2>/dev/null | tr '\n' '|')"
+	fi
+else
+	fail "dlopen workload builds"
+fi

@@ -927,6 +927,25 @@ EXPORT void *pvalloc(size_t n)
 	return track(real_pvalloc(n), r);
 }
 
+/* ---- dlclose: keep the mappings of a library about to go ----------------- */
+
+static void save_maps(void);
+
+EXPORT int dlclose(void *handle)
+{
+	static int (*real_dlclose)(void *);
+
+	if (!real_dlclose)
+		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (active && !T.guard) {
+		/* Its code may be on recorded stacks: save where it was mapped. */
+		T.guard++;
+		save_maps();
+		T.guard--;
+	}
+	return real_dlclose ? real_dlclose(handle) : -1;
+}
+
 /* ---- C++ operator new / delete (Itanium mangled names) ------------------- */
 
 void *_Znwm(size_t);
