@@ -1306,11 +1306,8 @@ int main(int argc, char **argv)
 			size_t first = rows.n;
 
 			bench_input(&o, &sel, safe, data, len, &rows);
-			if (o.pareto || o.recommend)
+			if (o.pareto)
 				mark_pareto(&rows, first, rows.n);
-			if (!o.pareto)
-				for (size_t r = first; r < rows.n; r++)
-					rows.v[r].pareto_c = rows.v[r].pareto_d = 0;
 		}
 		free(safe);
 		free(data);
@@ -1323,7 +1320,6 @@ int main(int argc, char **argv)
 		if (!joined)
 			joined = xmalloc(1);
 		prof_sha256_hex(joined, joined_len, hex);
-		prof_meta_set(&jm, "joined.bytes", "");
 		prof_meta_setf(&jm, "joined.bytes", "%zu", joined_len);
 		prof_meta_set(&jm, "joined.sha256", hex);
 		prof_meta_format(&jm, &meta);

@@ -126,11 +126,11 @@ int prof_bench_run(const struct prof_bench_opts *o, prof_bench_fn fn, void *arg,
 
 	memset(r, 0, sizeof(*r));
 	if (batch_s <= 0) {
-		batch_s = o->seconds / 20;
+		batch_s = o->seconds / 100;
 		if (batch_s < 0.001)
 			batch_s = 0.001;
-		if (batch_s > 0.1)
-			batch_s = 0.1;
+		if (batch_s > 0.002)
+			batch_s = 0.002;
 	}
 	memset(&pool, 0, sizeof(pool));
 	pool.fn = fn;

@@ -10,7 +10,10 @@
  * initialisation), then in batches: a batch repeats the iteration n times
  * between two clock readings, n calibrated (and re-calibrated after each
  * batch) so that a batch lasts about batch_seconds and the clock's own
- * cost is negligible even when one iteration takes nanoseconds. Batches
+ * cost (two pairs of clock readings, well under a microsecond) is
+ * negligible even when one iteration takes nanoseconds. The default
+ * batch is short (1-2 ms) so that, on a busy machine, many batches fit
+ * between two preemptions and the fastest of them is undisturbed. Batches
  * repeat until `seconds` of timed work have been done (at least one
  * batch). Every batch records wall time (CLOCK_MONOTONIC) and the
  * process's CPU time (CLOCK_PROCESS_CPUTIME_ID, all threads) per
@@ -50,7 +53,7 @@ typedef int (*prof_bench_fn)(void *arg, unsigned thread);
 
 struct prof_bench_opts {
 	double seconds;		/* timed work to do (>= one batch) */
-	double batch_seconds;	/* target batch length; 0: seconds/20 within 1..100 ms */
+	double batch_seconds;	/* target batch length; 0: seconds/100 within 1..2 ms */
 	enum prof_bench_stat stat;
 	unsigned threads;	/* 0 or 1: the calling thread only */
 };
