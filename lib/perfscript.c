@@ -564,7 +564,7 @@ static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsi
 static void end_sample(struct prof_perfscript *ps)
 {
 	size_t depth = ps->npname + ps->nrev, i;
-	double w;
+	double w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 
 	if (!ps->have_pname)
 		return;		/* next if not $pname */
@@ -572,8 +572,8 @@ static void end_sample(struct prof_perfscript *ps)
 	memcpy(ps->frames, ps->pname, ps->npname * sizeof(*ps->frames));
 	for (i = 0; i < ps->nrev; i++)
 		ps->frames[ps->npname + i] = ps->rev[ps->nrev - 1 - i];
-	w = ps->period;
-	prof_stacks_add(ps->t, ps->frames, depth, &w);
+	w[0] = ps->period;
+	prof_stacks_add(ps->t, ps->frames, depth, w);
 	ps->st.samples++;
 	ps->nrev = 0;
 	ps->have_pname = 0;

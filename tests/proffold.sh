@@ -7,7 +7,7 @@ F=$BIN/proffold
 if need_corpus "golden perf-fp"; then
 	check_file "golden perf-fp" 0 "$CORPUS/perf-fp.folded" "$F" --no-header "$CORPUS/perf-fp.txt"
 	check_file "golden perf-dwarf" 0 "$CORPUS/perf-dwarf.folded" "$F" --no-header "$CORPUS/perf-dwarf.txt"
-	check_file "golden -j 3 identical" 0 "$CORPUS/perf-fp.folded" "$F" -j 3 --no-header "$CORPUS/perf-fp.txt"
+	check_file "golden -j 3 identical" 0 "$CORPUS/perf-dwarf.folded" "$F" -j 3 --no-header "$CORPUS/perf-dwarf.txt"
 	check_file "golden from stdin" 0 "$CORPUS/perf-dwarf.folded" sh -c "\"$F\" --no-header <\"$CORPUS/perf-dwarf.txt\""
 	gzip -c "$CORPUS/perf-dwarf.txt" >"$TMP/dwarf.txt.gz"
 	check_file "golden gzip input" 0 "$CORPUS/perf-dwarf.folded" "$F" --no-header -j 2 "$TMP/dwarf.txt.gz"
