@@ -53,10 +53,14 @@ stacks() {
 		{ if ($9 != "") s[$8] = $9; print $2 "\t" $3 "\t" $4 "\t" $6 "\t" $7 "\t" s[$8] }' "$1"
 }
 
-# share FILE: percentage of leaf_a among samples in leaf_a or leaf_b.
+# share FILE: percentage of leaf_a among samples whose innermost user
+# frame (kernel frames _[k] skipped) is leaf_a or leaf_b.
 share() {
-	stacks "$1" | awk -F'\t' '$6 ~ /;leaf_a(;|$)/ { a++ } $6 ~ /;leaf_b(;|$)/ { b++ }
-		END { if (a + b < 50) print "few"; else printf "%.1f\n", 100 * a / (a + b) }'
+	stacks "$1" | awk -F'\t' '{
+		n = split($6, f, ";"); leaf = ""
+		for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { leaf = f[i]; break }
+		if (leaf == "leaf_a") a++; else if (leaf == "leaf_b") b++
+	} END { if (a + b < 50) print "few"; else printf "%.1f\n", 100 * a / (a + b) }'
 }
 
 within() {	# within VALUE LO HI
@@ -166,6 +170,39 @@ if grep -q '_\[i\]' "$TMP/in2.tsv"; then fail "--no-inline: no _[i] frames"; els
 run "$P" -o "$TMP/jit.tsv" -- "$TMP/wl" -s $SHORT jit
 n=$(stacks "$TMP/jit.tsv" | grep -c ';jitted_loop')
 if [ "$n" -ge 100 ]; then pass "JIT code named from /tmp/perf-PID.map"; else fail "JIT code named from /tmp/perf-PID.map" "$n samples"; fi
+
+# ---- C++ names demangled ----
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+	cat >"$TMP/cxx.cc" <<'EOF'
+#include <ctime>
+namespace demo {
+struct Engine {
+	__attribute__((noinline)) static unsigned long spin(unsigned long n)
+	{
+		volatile unsigned long x = 0;
+		for (unsigned long i = 0; i < n; i++)
+			x = x * 3 + i;
+		return x;
+	}
+};
+}
+int main()
+{
+	std::clock_t end = std::clock() + CLOCKS_PER_SEC / 4;
+	while (std::clock() < end)
+		demo::Engine::spin(100000);
+}
+EOF
+	if "${CXX:-c++}" -O1 -g -fno-omit-frame-pointer -o "$TMP/cxx" "$TMP/cxx.cc"; then
+		run "$P" -o "$TMP/cxx.tsv" -- "$TMP/cxx"
+		n=$(stacks "$TMP/cxx.tsv" | grep -c 'main;demo::Engine::spin(unsigned long)')
+		if [ "$n" -ge 50 ]; then pass "C++ names demangled"; else fail "C++ names demangled" "$n samples"; fi
+	else
+		fail "C++ names demangled" "cannot build the C++ workload"
+	fi
+else
+	skip "C++ names demangled" "no C++ compiler"
+fi
 
 # ---- --lines, --folded, compressed output ----
 run "$P" --lines -o "$TMP/ln.tsv" -- "$TMP/wl" -s 0.1 split
