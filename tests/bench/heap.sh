@@ -48,7 +48,7 @@ measure() {
 	   awk 'NR == FNR { c = $2 + $3; next } { exit !(c < $2 + $3) }' "$WORK/$name.last" "$WORK/$name.best"; then
 		cp "$WORK/$name.last" "$WORK/$name.best"
 	fi
-	du -cb "$out" 2>/dev/null | tail -n 1 | awk '{ print $1 }' >"$WORK/$name.size"
+	find "$out" -type f -exec cat {} + | wc -c >"$WORK/$name.size"
 }
 
 names="bare profheap sample"
@@ -79,7 +79,7 @@ done
 if [ -n "$HEAPTRACK" ]; then
 	awk 'NR == FNR { base = $2 + $3; next } FILENAME ~ /profheap/ { p = ($2 + $3) / base - 1; next }
 		{ h = ($2 + $3) / base - 1 }
-		END { printf "CPU overhead (ratio - 1): profheap %.2f, heaptrack %.2f: profheap costs %.2f of heaptrack'"'"'s overhead\n", p, h, h > 0 ? p / h : 0 }' \
+		END { printf "CPU overhead (ratio - 1): profheap %.2f, heaptrack %.2f: profheap costs %.2f of heaptrack'"'"'s overhead\n", p, h, (h > 0 ? p / h : 0) }' \
 		"$WORK/bare.best" "$WORK/profheap.best" "$WORK/heaptrack.best"
 fi
 echo "profheap leak report:"
