@@ -141,6 +141,7 @@ struct profgpu {
 	uint64_t last_flush;
 	int alerts_fired;
 	int out_failed;
+	int epipe;			/* a reader of our output went away */
 	int virtual_time;
 };
 
@@ -333,10 +334,22 @@ static void check_gpu_list(const struct profgpu *pg)
 	free(copy);
 }
 
+/*
+ * An output failed (output.h reported it); a reader that went away
+ * ("| head") is normal use, not a failure.
+ */
+static void out_error(struct profgpu *pg)
+{
+	if (errno == EPIPE)
+		pg->epipe = 1;
+	else if (!pg->epipe)
+		pg->out_failed = 1;
+}
+
 static void out_write(struct profgpu *pg, struct prof_output *o, const char *p, size_t n)
 {
 	if (o && prof_output_write(o, p, n) < 0)
-		pg->out_failed = 1;
+		out_error(pg);
 }
 
 static const char *alert_value(char *buf, size_t n, const struct prof_gpu_alert *a, double v)
@@ -461,9 +474,9 @@ static void maybe_flush(struct profgpu *pg, uint64_t now)
 		return;
 	pg->last_flush = now;
 	if (pg->out && !pg->summary_only && prof_output_flush(pg->out) < 0)
-		pg->out_failed = 1;
+		out_error(pg);
 	if (pg->procs_out && prof_output_flush(pg->procs_out) < 0)
-		pg->out_failed = 1;
+		out_error(pg);
 }
 
 /* Sample every polled GPU once at time_ns. */
@@ -590,6 +603,8 @@ static int run_loop(struct profgpu *pg, struct prof_child *cmd, const char *cmdn
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	/* A closed output pipe is an EPIPE error, not death: the command goes on. */
+	sigaddset(&mask, SIGPIPE);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		prof_die_errno("sigprocmask");
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -598,7 +613,7 @@ static int run_loop(struct profgpu *pg, struct prof_child *cmd, const char *cmdn
 	pg->t0 = prof_now_ns();
 	pg->last_flush = pg->t0;
 
-	if (pg->virtual_time && !pg->child) {
+	if (pg->virtual_time && !pg->child && !tegra_active(pg)) {
 		run_virtual(pg, sigfd);
 		close(sigfd);
 		return 0;
@@ -654,7 +669,9 @@ static int run_loop(struct profgpu *pg, struct prof_child *cmd, const char *cmdn
 			struct signalfd_siginfo si;
 
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD) {
+				if (si.ssi_signo == SIGPIPE) {
+					stop = !pg->child;	/* "| head" ends a free run */
+				} else if (si.ssi_signo == SIGCHLD) {
 					if (pg->child && reap(pg, &status))
 						child_done = 1;
 					else if (!pg->child)
@@ -845,7 +862,7 @@ int main(int argc, char **argv)
 	if (!pg.summary_only)
 		prof_output_puts(pg.out, prof_tsv_header(prof_tsv_schema_find("profgpu-timeline")));
 	if (prof_output_flush(pg.out) < 0)
-		pg.out_failed = 1;
+		out_error(&pg);
 
 	if (pg.nact == 0)
 		prof_warn("no GPU found (%s); %s", why.data,
@@ -905,9 +922,9 @@ out:
 		prof_buf_release(&text);
 	}
 	if (prof_output_close(pg.out) < 0)
-		pg.out_failed = 1;
+		out_error(&pg);
 	if (pg.procs_out && prof_output_close(pg.procs_out) < 0)
-		pg.out_failed = 1;
+		out_error(&pg);
 	for (size_t i = 0; i < pg.nact; i++)
 		free(pg.act[i].alert_on);
 	free(pg.act);
