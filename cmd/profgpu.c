@@ -916,9 +916,11 @@ out:
 	} else if (prof_verbosity > 0 && pg.nact) {
 		struct prof_buf text = PROF_BUF_INIT;
 
-		for (size_t i = 0; i < pg.nact; i++)
+		for (size_t i = 0; i < pg.nact; i++) {
+			prof_buf_reset(&text);
 			prof_gpu_summary_text(&text, pg.act[i].dev, &pg.act[i].st);
-		fprintf(stderr, "%s: %s", prof_progname, text.data);
+			fprintf(stderr, "%s: %s", prof_progname, text.data);
+		}
 		prof_buf_release(&text);
 	}
 	if (prof_output_close(pg.out) < 0)
