@@ -76,12 +76,13 @@ struct ph_header {
 	uint64_t sample_mean;		/* 0: exact */
 	uint64_t count_unit;		/* 1, or the fixed-point unit of sampled counts */
 	uint64_t nstacks;		/* stack ids in use (published) */
-	uint64_t live_bytes;		/* global live total (atomic, signed in effect) */
+	/* Written by every allocation: a cache line of their own. */
+	uint64_t live_bytes __attribute__((aligned(64)));	/* global live total (atomic) */
 	uint64_t peak_bytes;		/* its maximum */
-	uint64_t peak_gen;		/* committed peaks */
 	uint64_t peak_pending;		/* a maximum not yet committed */
-	uint64_t peak_ns;		/* when the maximum was reached */
-	uint64_t unknown_frees;		/* frees of blocks not allocated here */
+	/* Read by every allocation and free, written rarely. */
+	uint64_t peak_gen __attribute__((aligned(64)));	/* committed peaks */
+	uint64_t unknown_frees __attribute__((aligned(64)));	/* frees of unknown blocks */
 	char exe[512];			/* /proc/self/exe at start */
 	uint64_t stack_dir[PH_DIR_CHUNKS];
 	uint64_t threads[PH_MAX_THREADS];	/* offsets of struct ph_thread */

@@ -151,7 +151,7 @@ static int timer_running;
 static int boot_lock, maps_lock, stack_lock;
 static unsigned long long dl_adds_seen;
 
-static void spin_lock(int *l)
+static __attribute__((noinline)) void spin_wait(int *l)
 {
 	unsigned spins = 0;
 
@@ -167,7 +167,13 @@ static void spin_lock(int *l)
 	}
 }
 
-static void spin_unlock(int *l)
+static inline void spin_lock(int *l)
+{
+	if (unlikely(__atomic_exchange_n(l, 1, ACQUIRE)))
+		spin_wait(l);
+}
+
+static inline void spin_unlock(int *l)
 {
 	__atomic_store_n(l, 0, RELEASE);
 }
@@ -396,8 +402,14 @@ static uint32_t sidx_probe(const struct sindex *ix, uint64_t h, const uint64_t *
 		if (!v)
 			return UINT32_MAX;
 		r = stack_rec(v - 1);
-		if (r->hash == h && r->depth == n && !memcmp(r->pcs, pcs, n * sizeof(*pcs)))
-			return v - 1;
+		if (r->hash == h && r->depth == n) {
+			unsigned k = 0;
+
+			while (k < n && r->pcs[k] == pcs[k])
+				k++;
+			if (k == n)
+				return v - 1;
+		}
 		i = (i + 1) & ix->mask;
 	}
 }
