@@ -474,3 +474,25 @@ if $CC -O2 -g -fno-omit-frame-pointer -shared -fPIC "$TMP/plug.c" -o "$TMP/plug.
 else
 	fail "dlopen workload builds"
 fi
+
+# ---- the timeline: interval, last row at exit agrees with the folded totals
+run "$P" -q -i 2ms -o "$TMP/tl" "$W" peak
+t=$(one_file "$TMP/tl" .timeline.tsv)
+c=$(one_file "$TMP/tl" .count.folded)
+if [ -n "$t" ] && grep -q '^# .*interval_ns=2000000' "$t" &&
+	[ "$(tail -n 1 "$t" | cut -f 5)" = "$(total "$c")" ] && [ "$(tail -n 1 "$t" | cut -f 2)" = 0 ]; then
+	pass "-i sets the timeline interval; its last row matches the totals"
+else
+	fail "timeline" "$(head -n 1 "$t" 2>/dev/null) last: $(tail -n 1 "$t" 2>/dev/null) count $(total "$c" 2>/dev/null)"
+fi
+check_error "bad interval" 2 "bad interval" "$P" -i 0 true
+
+# ---- the default output directory
+mkdir "$TMP/cwd"
+(cd "$TMP/cwd" && "$P" -q "$W" peak >/dev/null 2>&1)
+set -- "$TMP/cwd"/profheap.*
+if [ $# -eq 1 ] && [ -d "$1" ] && [ -n "$(one_file "$1" .peak.folded)" ]; then
+	pass "default output directory profheap.PID"
+else
+	fail "default output directory" "$(ls "$TMP/cwd" | tr '\n' ' ')"
+fi
