@@ -50,6 +50,14 @@ insize=$(wc -c <"$IN" | tr -d ' ')
 echo "input: $IN, $insize bytes; $ROUNDS interleaved rounds of ${SECS}s per measurement"
 echo "priority: $(cat /proc/self/autogroup 2>/dev/null), nice $(nice)"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+# The CLIs are meant to run the same library; say when they embed their own copy.
+for t in zstd lz4; do
+	if ldd "$(command -v $t)" 2>/dev/null | grep -q "lib$t\.so"; then
+		echo "$t CLI links the shared lib$t"
+	else
+		echo "note: the $t CLI does not link lib$t.so: it embeds its own compiled copy, so its speed may differ from the shared library's by the build"
+	fi
+done
 echo "zstd: $(zstd --version | sed 's/.*v\([0-9.]*\).*/\1/'), lz4: $(lz4 --version | sed 's/.*v\([0-9.]*\).*/\1/'), profcompress libs: $("$P" -l | awk '$1=="zstd"||$1=="lz4" {printf "%s %s ", $1, $4}')"
 
 # ref_bench TOOL ARGS...: "size cspeed dspeed cpu_s wall_s" from a CLI benchmark.
