@@ -74,8 +74,8 @@ static void *worker(void *arg)
 
 	arrays[id] = calloc((size_t)per, sizeof(void *));
 	for (int i = 0; i < per; i++)
-		arrays[id][i] = thread_alloc(8 + (size_t)(i % 100) * 8);
-	leaky(800 / nthreads, 77);
+		arrays[id][i] = thread_alloc(8 + (size_t)((id * per + i) % 100) * 8);
+	leaky(800 / nthreads, 77);	/* 800 is a multiple of 1, 8 and 32 */
 	pthread_barrier_wait(&barrier);
 	for (int i = 0; i < per; i++)
 		free(arrays[next][i]);
@@ -304,11 +304,12 @@ sums() {
 }
 "$P" -q -o "$TMP/t1" "$W" threads 1 >/dev/null 2>&1
 "$P" -q -o "$TMP/t8" "$W" threads 8 >/dev/null 2>&1
-s1=$(sums "$TMP/t1") s8=$(sums "$TMP/t8")
-if [ "$s1" = "$s8" ] && [ "$s1" = "16160000 40000 61600" ]; then
-	pass "8 threads give the same totals as 1 ($s1)"
+"$P" -q -o "$TMP/t32" "$W" threads 32 >/dev/null 2>&1
+s1=$(sums "$TMP/t1") s8=$(sums "$TMP/t8") s32=$(sums "$TMP/t32")
+if [ "$s1" = "$s8" ] && [ "$s1" = "$s32" ] && [ "$s1" = "16160000 40000 61600" ]; then
+	pass "8 and 32 threads give the same totals as 1 ($s1)"
 else
-	fail "8 threads give the same totals as 1" "1: '$s1', 8: '$s8'"
+	fail "8 and 32 threads give the same totals as 1" "1: '$s1', 8: '$s8', 32: '$s32'"
 fi
 
 # ---- fork: the child has its own profile, without inherited blocks
