@@ -192,6 +192,7 @@ struct prof_perfscript {
 	uint32_t *pname;		/* root frame ids (a comm with ';' gives several) */
 	size_t npname, pname_cap;
 	struct prof_buf pname_text;	/* text the ids were made from */
+	struct prof_buf pname_raw;	/* comm, pid, tid they came from */
 	double period;
 	uint32_t *rev;			/* frames, leaf first */
 	size_t nrev, rev_cap;
@@ -235,6 +236,7 @@ void prof_perfscript_free(struct prof_perfscript *ps)
 	free(ps->rev);
 	free(ps->frames);
 	prof_buf_release(&ps->pname_text);
+	prof_buf_release(&ps->pname_raw);
 	prof_buf_release(&ps->scratch);
 	prof_perfscript_stats_release(&ps->st);
 	free(ps);
@@ -573,6 +575,10 @@ static void end_sample(struct prof_perfscript *ps)
 	for (i = 0; i < ps->nrev; i++)
 		ps->frames[ps->npname + i] = ps->rev[ps->nrev - 1 - i];
 	w[0] = ps->period;
+	/* A period of "00" weighs 0 yet is printed by the Perl script: mark
+	 * the stack in a second column so the sorted output keeps it. */
+	if (w[0] == 0 && ps->t->nweights > 1)
+		w[1] = 1;
 	prof_stacks_add(ps->t, ps->frames, depth, w);
 	ps->st.samples++;
 	ps->nrev = 0;
@@ -619,9 +625,23 @@ static double parse_period(const char *s, size_t n)
 /* The root frame(s): the comm with pid/tid, spaces -> '_', split at ';'. */
 static void set_pname(struct prof_perfscript *ps, const struct prof_perf_event *ev)
 {
-	struct prof_buf *b = &ps->scratch;
+	struct prof_buf *b = &ps->scratch, *raw = &ps->pname_raw;
 	const char *pid = ev->pid, *tid = ev->tid;
 	size_t pid_len = ev->pid_len, tid_len = ev->tid_len, i, start;
+
+	/* Most samples come from the thread of the sample before. */
+	if (ps->npname && raw->len == ev->comm_len + pid_len + tid_len + 2 &&
+	    memcmp(raw->data, ev->comm, ev->comm_len) == 0 &&
+	    memcmp(raw->data + ev->comm_len + 1, pid, pid_len) == 0 &&
+	    memcmp(raw->data + ev->comm_len + 2 + pid_len, tid, tid_len) == 0 &&
+	    raw->data[ev->comm_len] == '\n' && raw->data[ev->comm_len + 1 + pid_len] == '\n')
+		return;
+	prof_buf_reset(raw);
+	prof_buf_add(raw, ev->comm, ev->comm_len);
+	prof_buf_addch(raw, '\n');
+	prof_buf_add(raw, pid, pid_len);
+	prof_buf_addch(raw, '\n');
+	prof_buf_add(raw, tid, tid_len);
 
 	if (tid_len == 0 || (tid_len == 1 && tid[0] == '0')) {
 		tid = pid;
@@ -801,10 +821,18 @@ void prof_perfscript_stats_release(struct prof_perfscript_stats *s)
 
 /* ---- threads ---- */
 
+/*
+ * Workers do not know where their block starts in the input: they number
+ * lines (seq << SEQ_SHIFT) + line within the block, which sorts reports
+ * in input order, and the numbers are made absolute once every block's
+ * line count is known.
+ */
+#define SEQ_SHIFT 36
+
 struct job {
 	char *block;
 	size_t len;
-	unsigned long line0;
+	size_t seq;
 	int last;
 	struct prof_perfscript_ctx ctx;	/* snapshot; event not owned */
 };
@@ -816,6 +844,8 @@ struct pool {
 	size_t cap, head, count;
 	int done;
 	struct prof_chunks *r;
+	unsigned long *block_lines;	/* seq -> lines in the block */
+	size_t nblocks, blocks_cap;
 };
 
 struct worker {
@@ -845,7 +875,15 @@ static void *worker_main(void *arg)
 		pl->count--;
 		pthread_cond_signal(&pl->not_full);
 		pthread_mutex_unlock(&pl->lock);
-		prof_perfscript_parse(w->ps, &j.ctx, j.block, j.len, j.line0, j.last);
+		{
+			unsigned long before = w->ps->st.lines;
+
+			prof_perfscript_parse(w->ps, &j.ctx, j.block, j.len,
+					      (unsigned long)j.seq << SEQ_SHIFT, j.last);
+			pthread_mutex_lock(&pl->lock);
+			pl->block_lines[j.seq] = w->ps->st.lines - before;
+			pthread_mutex_unlock(&pl->lock);
+		}
 		prof_chunks_recycle(pl->r, j.block);
 	}
 	return NULL;
@@ -886,7 +924,7 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 {
 	struct pool pl;
 	struct worker *ws;
-	unsigned long line0 = 0;
+	size_t seq = 0, k;
 	int known = 0, last = 0, i, started = 0;
 	size_t len;
 	char *block;
@@ -932,11 +970,12 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 			known = prof_perfscript_prescan(ctx, block, len, need_time(opts));
 		j.block = block;
 		j.len = len;
-		j.line0 = line0;
+		j.seq = seq++;
 		j.last = last;
 		j.ctx = *ctx;
-		line0 += prof_count_lines(block, len) + (len && block[len - 1] != '\n');
 		pthread_mutex_lock(&pl.lock);
+		PROF_GROW(pl.block_lines, seq, pl.blocks_cap);
+		pl.nblocks = seq;
 		while (pl.count == pl.cap)
 			pthread_cond_wait(&pl.not_full, &pl.lock);
 		pl.ring[(pl.head + pl.count) % pl.cap] = j;
@@ -958,6 +997,16 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 		prof_perfscript_free(ws[i].ps);
 		prof_stacks_release(&ws[i].table);
 	}
+	/* Block-relative line numbers -> input line numbers. */
+	for (k = 1; k < pl.nblocks; k++)
+		pl.block_lines[k] += pl.block_lines[k - 1];
+	for (k = 0; k < stats->nbad; k++) {
+		size_t b = stats->bad_line[k] >> SEQ_SHIFT;
+
+		stats->bad_line[k] = (stats->bad_line[k] & ((1UL << SEQ_SHIFT) - 1)) +
+				     (b ? pl.block_lines[b - 1] : 0);
+	}
+	free(pl.block_lines);
 	free(ws);
 	free(pl.ring);
 	pthread_mutex_destroy(&pl.lock);

@@ -17,6 +17,8 @@
  *  - Only samples of one event are folded: the event_filter option, or
  *    the first event seen; the others are counted per event name.
  *  - Weight: the period when printed and not "0", else 1 (counts: 1).
+ *    A period like "00" weighs 0 but its stack is still listed: in a
+ *    table of two or more weight columns it gets 1 in column 1.
  *  - A frame line /^\s*(\w+)\s*(.+) \((.*)\)/ gives pc, symbol and dso:
  *    "+0x.." offset stripped, symbols starting with '(' dropped, split at
  *    "->" (pieces after the first tagged "_[i]"), "[unknown]" replaced by

@@ -25,6 +25,13 @@ if need_corpus "golden perf-fp"; then
 	# merging: the same profile twice doubles every count
 	awk '{ $NF = $NF * 2; print }' "$CORPUS/perf-dwarf.folded" >"$TMP/double.folded"
 	check_file "merge two inputs" 0 "$TMP/double.folded" "$F" --no-header "$CORPUS/perf-dwarf.txt" "$CORPUS/perf-dwarf.folded"
+	# line numbers of bad lines stay right when blocks go to several threads
+	{ cat "$CORPUS/perf-dwarf.txt"; echo bogus1; cat "$CORPUS/perf-dwarf.txt"; echo bogus2; } >"$TMP/bad2.txt"
+	n1=$(($(wc -l <"$CORPUS/perf-dwarf.txt") + 1))
+	check_error "-j 3 reports input line numbers" 1 "bad2.txt:$n1: unrecognized line: bogus1" \
+		"$F" -j 3 "$TMP/bad2.txt"
+	check_error "-j 3 reports input line numbers (2)" 1 "bad2.txt:$((n1 * 2)): unrecognized line: bogus2" \
+		"$F" -j 3 "$TMP/bad2.txt"
 	# -o writes atomically, compressed by suffix
 	run "$F" -o "$TMP/out.folded.gz" "$CORPUS/perf-dwarf.txt"
 	if [ "$STATUS" = 0 ] && gzip -dc "$TMP/out.folded.gz" | sed 1d | cmp -s - "$CORPUS/perf-dwarf.folded"; then
