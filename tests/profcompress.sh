@@ -125,6 +125,17 @@ if command -v zstd >/dev/null 2>&1; then
 		"$P" -q -t $T --decode-only -e zstd "$TMP/trunc.zst"
 	assert "failed row has status failed and a flag" awk -F'\t' '!/^#/ && $2 == "zstd" { ok = $14 == "failed" && $15 == "decomp-error" } END { exit !ok }' "$TMP/stdout"
 fi
+# Streams written by the reference CLIs decode (decode-only), sizes found.
+tsize=$(wc -c <"$TMP/text" | tr -d ' ')
+for pair in gzip:gzip xz:xz bzip2:bzip2 lz4:lz4f zstd:zstd; do
+	tool=${pair%%:*} codec=${pair#*:}
+	command -v "$tool" >/dev/null 2>&1 && "$P" -l | grep -q "^$codec " || continue
+	"$tool" -c <"$TMP/text" >"$TMP/cli.$tool"
+	run "$P" -q -t $T --decode-only -e "$codec" "$TMP/cli.$tool"
+	[ "$STATUS" = 0 ] && [ "$(field "$TMP/stdout" "$codec" - orig_bytes)" = "$tsize" ] &&
+		pass "--decode-only reads $tool's output" ||
+		fail "--decode-only reads $tool's output" "exit $STATUS $(head -c 300 "$TMP/stderr")"
+done
 gzip -c "$TMP/text" >"$TMP/good.gz"
 size=$(wc -c <"$TMP/good.gz")
 # flip one bit in the middle of the deflate data: the CRC-32 must catch it
