@@ -966,11 +966,14 @@ static void flags_text(const struct row *r, char *buf, size_t n)
 	prof_buf_release(&b);
 }
 
-/* The fields of one row as text, in schema order. */
+/*
+ * The fields of one row as text, in schema order; field 0 (the input name,
+ * of any length) is left empty: use field_of().
+ */
 #define NCOLS 15
 static void row_fields(const struct row *r, char f[NCOLS][128])
 {
-	snprintf(f[0], 128, "%s", r->input);
+	f[0][0] = '\0';
 	snprintf(f[1], 128, "%s", r->codec->name);
 	level_text(r, f[2], 128);
 	snprintf(f[3], 128, "%llu", (unsigned long long)r->block_bytes);
@@ -988,6 +991,11 @@ static void row_fields(const struct row *r, char f[NCOLS][128])
 	fmt_opt_int(f[12], 128, r->dmem);
 	snprintf(f[13], 128, "%s", status_text(r));
 	flags_text(r, f[14], 128);
+}
+
+static const char *field_of(const struct row *r, char f[NCOLS][128], int c)
+{
+	return c == 0 ? r->input : f[c];
 }
 
 /* Input names go into TSV fields: no tabs or newlines. */
@@ -1012,7 +1020,8 @@ static void write_tsv(struct prof_output *out, const struct prof_buf *meta,
 	for (size_t i = 0; i < rows->n; i++) {
 		row_fields(&rows->v[i], f);
 		for (int c = 0; c < NCOLS; c++)
-			prof_output_printf(out, "%s%s", f[c], c + 1 < NCOLS ? "\t" : "\n");
+			prof_output_printf(out, "%s%s", field_of(&rows->v[i], f, c),
+					   c + 1 < NCOLS ? "\t" : "\n");
 	}
 }
 
@@ -1032,7 +1041,7 @@ static void write_human(struct prof_output *out, const struct rows *rows)
 	for (size_t i = 0; i < rows->n; i++) {
 		row_fields(&rows->v[i], f);
 		for (int c = 0; c < NH; c++) {
-			const char *v = f[map[c]];
+			const char *v = field_of(&rows->v[i], f, map[c]);
 			char hb[32];
 
 			if ((c == 7 || c == 8) && *v) {
@@ -1049,7 +1058,7 @@ static void write_human(struct prof_output *out, const struct rows *rows)
 	for (size_t i = 0; i < rows->n; i++) {
 		row_fields(&rows->v[i], f);
 		for (int c = 0; c < NH; c++) {
-			const char *v = f[map[c]];
+			const char *v = field_of(&rows->v[i], f, map[c]);
 			char hb[32];
 
 			if ((c == 7 || c == 8) && *v) {
