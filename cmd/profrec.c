@@ -1163,10 +1163,27 @@ int main(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (r->have_child && prof_child_spawn(&r->child, argv, NULL) != 0) {
-		prof_output_close(r->out);
-		rec_release(r);
-		return PROF_EXIT_FAIL;
+	if (r->have_child) {
+		/*
+		 * When the profile goes to our standard output, the command's
+		 * standard output goes to the standard error, so that
+		 * "profrec -- app | proffold" never mixes the two.
+		 */
+		int to_stdout = !r->output || strcmp(r->output, "-") == 0;
+		int saved = to_stdout ? fcntl(1, F_DUPFD_CLOEXEC, 3) : -1;
+
+		if (saved >= 0)
+			dup2(2, 1);
+		err = prof_child_spawn(&r->child, argv, NULL);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
+		if (err != 0) {
+			prof_output_close(r->out);
+			rec_release(r);
+			return PROF_EXIT_FAIL;
+		}
 	}
 
 	/* Kernel frames when permitted; otherwise user space only, said once. */

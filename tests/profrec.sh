@@ -217,6 +217,15 @@ fi
 run "$P" -o "$TMP/c.tsv.zst" -- "$TMP/wl" -s 0.1 split
 validate_tsv "-o FILE.zst: compressed, valid" profrec-samples "$TMP/c.tsv.zst"
 
+# ---- profile on stdout: the command's own stdout goes to stderr ----
+"$P" -q -- sh -c 'echo from-the-command' >"$TMP/so.tsv" 2>"$TMP/so.err"
+if ! grep -q from-the-command "$TMP/so.tsv" && grep -q from-the-command "$TMP/so.err" &&
+	head -n 1 "$TMP/so.tsv" | grep -q '^# source=profrec'; then
+	pass "profile on stdout: command output moved to stderr"
+else
+	fail "profile on stdout: command output moved to stderr"
+fi
+
 # ---- exit statuses ----
 check_status "exits with the command's status" 3 "$P" -q -o "$TMP/x.tsv" -- sh -c 'exit 3'
 check_error "command not found: 127" 127 "no-such-command" "$P" -q -o "$TMP/x.tsv" -- "$TMP/no-such-command"
