@@ -55,7 +55,7 @@ static const struct prof_codec codec_gzip = {
 static const struct prof_codec codec_zstd = {
 	"zstd", "zstd frames as zstd -b makes them", -131072, 22, 3, SIZED | DICT, C_ZSTD };
 static const struct prof_codec codec_lz4 = {
-	"lz4", "LZ4 block API, level = acceleration (lz4 -b1, --fast=N)", 1, 65537, 1, 0, C_LZ4 };
+	"lz4", "LZ4 block API, level = acceleration (lz4 -b1; -b --fast=N is N+1)", 1, 65537, 1, 0, C_LZ4 };
 static const struct prof_codec codec_lz4hc = {
 	"lz4hc", "LZ4 HC block API (lz4 -b3 .. -b12)", 1, 12, 9, 0, C_LZ4HC };
 static const struct prof_codec codec_lz4f = {

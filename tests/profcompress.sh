@@ -97,12 +97,14 @@ else
 	skip "zstd sizes equal zstd -b's" "zstd not installed"
 fi
 if command -v lz4 >/dev/null 2>&1; then
-	run "$P" -q -t $T -e lz4:1/lz4hc:9/lz4f:1,9 "$TMP/text"
+	run "$P" -q -t $T -e lz4:1,6/lz4hc:9/lz4f:1,9 "$TMP/text"
 	got="$(field "$TMP/stdout" lz4 1 comp_bytes) $(field "$TMP/stdout" lz4hc 9 comp_bytes)"
 	got="$got $(field "$TMP/stdout" lz4f 1 comp_bytes) $(field "$TMP/stdout" lz4f 9 comp_bytes)"
-	want="$(bench_size lz4 -b1) $(bench_size lz4 -b9) $(lz4 -1 -c "$TMP/text" | wc -c) $(lz4 -9 -c "$TMP/text" | wc -c)"
-	[ "$got" = "$want" ] && pass "lz4/lz4hc/lz4f sizes equal lz4 -b1/-b9 and lz4 -1/-9" ||
-		fail "lz4/lz4hc/lz4f sizes equal lz4 -b1/-b9 and lz4 -1/-9" "got $got, want $want"
+	# the CLI's --fast=N is acceleration N+1
+	got="$got $(field "$TMP/stdout" lz4 6 comp_bytes)"
+	want="$(bench_size lz4 -b1) $(bench_size lz4 -b9) $(lz4 -1 -c "$TMP/text" | wc -c) $(lz4 -9 -c "$TMP/text" | wc -c) $(bench_size lz4 -b --fast=5)"
+	[ "$got" = "$want" ] && pass "lz4/lz4hc/lz4f sizes equal lz4 -b1/-b9/--fast=5 and lz4 -1/-9" ||
+		fail "lz4/lz4hc/lz4f sizes equal lz4 -b1/-b9/--fast=5 and lz4 -1/-9" "got $got, want $want"
 fi
 if command -v xz >/dev/null 2>&1 && "$P" -l | grep -q '^xz '; then
 	run "$P" -q -t $T -e xz:1,6 "$TMP/text"
