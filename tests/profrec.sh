@@ -297,6 +297,15 @@ run "$P" -e cpu-clock --off-cpu -o "$TMP/off2.tsv" -- "$TMP/wl" -s 0.2 offcpu
 ev=$(stacks "$TMP/off2.tsv" | cut -f4 | sort -u | tr '\n' ' ')
 if [ "$ev" = "cpu-clock offcpu-time " ]; then pass "-e cpu-clock --off-cpu: two events in one file"; else fail "-e cpu-clock --off-cpu: two events" "$ev"; fi
 
+# ---- lost records are counted and reported ----
+run "$P" -m 1 --call-graph dwarf -o "$TMP/lost.tsv" -- "$TMP/wlo" -s 0.1 split
+if [ "$STATUS" = 0 ] && grep -Eq '[1-9][0-9]* records lost' "$TMP/stderr" &&
+	grep -Eq ' [1-9][0-9]* lost,' "$TMP/stderr"; then
+	pass "lost records counted and reported (1-page ring, 8 KiB stacks)"
+else
+	fail "lost records counted and reported" "$(head -c 300 "$TMP/stderr")"
+fi
+
 # ---- errors ----
 check_error "nonexistent pid" 1 "pid 999999999: no such process|invalid process id" "$P" -p 999999999 -o "$TMP/x.tsv"
 pid_max=$(cat /proc/sys/kernel/pid_max)
