@@ -623,6 +623,21 @@ static void sample_weight(uint64_t n, int64_t *bytes, int64_t *units)
 	*units = (int64_t)llround((double)H->count_unit / p);
 }
 
+/*
+ * Count a sampled block in (delta 1) or out (-1) of the filter. A counter
+ * that reached 255 stays there for good (it only costs table lookups).
+ */
+static void filter_add(const void *p, int delta)
+{
+	unsigned char *f = &filter[addr_hash(p) >> (64 - FILTER_BITS)];
+	unsigned char v = __atomic_load_n(f, RELAXED);
+
+	do {
+		if (v == 255 || (delta < 0 && v == 0))
+			return;
+	} while (!__atomic_compare_exchange_n(f, &v, (unsigned char)(v + delta), 1, RELAXED, RELAXED));
+}
+
 static __attribute__((noinline)) void record_alloc(void *p, size_t n)
 {
 	uint64_t pcs[PH_MAX_DEPTH];
@@ -652,12 +667,8 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n)
 	c->alloc_count += (uint64_t)wn;
 	entry_live(c, wb, wn);
 	T.th->live_blocks += wn;
-	if (sample_mean) {
-		unsigned char *f = &filter[addr_hash(p) >> (64 - FILTER_BITS)];
-
-		if (__atomic_load_n(f, RELAXED) != 255)
-			__atomic_fetch_add(f, 1, RELAXED);
-	}
+	if (sample_mean)
+		filter_add(p, 1);
 	T.last_alloc = p;
 	live = __atomic_add_fetch(&H->live_bytes, (uint64_t)wb, RELAXED);
 	peak = __atomic_load_n(&H->peak_bytes, RELAXED);
@@ -708,8 +719,7 @@ static inline int forget(void *p, uint64_t *info)
 			return 0;
 		if (!table_remove(p, info))
 			return 0;
-		if (v != 255)
-			__atomic_fetch_sub(f, 1, RELAXED);
+		filter_add(p, -1);
 		return 1;
 	}
 	if (table_remove(p, info))
