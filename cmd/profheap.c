@@ -718,7 +718,7 @@ int main(int argc, char **argv)
 	struct opts o = { .report = R_NONE };
 	double interval_s = 0.01;
 	uint64_t sample = 0, run_id;
-	int dwarf = 0, follow = 1, c, status, r;
+	int dwarf = 0, follow = 1, created = 0, c, status, r;
 	unsigned long bad = 0;
 	char *dir = NULL, *cmd = NULL, *shim = NULL, **env = NULL;
 	char dirbuf[PATH_MAX];
@@ -810,7 +810,9 @@ int main(int argc, char **argv)
 		snprintf(dirbuf, sizeof(dirbuf), "profheap.%d", (int)getpid());
 		dir = dirbuf;
 	}
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+	if (mkdir(dir, 0777) == 0)
+		created = 1;
+	else if (errno != EEXIST) {
 		prof_warn_errno("cannot create output directory '%s'", dir);
 		goto out;
 	}
@@ -841,10 +843,17 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	status = prof_child_start(&child, argv[optind]);
-	if (status)
+	if (status) {
+		if (created)
+			rmdir(o.dir);	/* nothing ran: leave no empty directory */
 		goto out;
+	}
 	status = prof_child_wait(child.pid, NULL);
 	child_pid = 0;
+	/* The command is gone: ^C may interrupt the post-processing again. */
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 
 	if (postprocess(&o, run_id, &tot) < 0 && status == 0)
 		status = PROF_EXIT_FAIL;

@@ -191,6 +191,11 @@ check_error "unknown report" 2 "bad report" "$P" -r nope true
 check_error "bad unwinder" 2 "bad unwinder" "$P" -u nope true
 check_error "bad sampling interval" 2 "bad sampling interval" "$P" --sample=zero true
 check_error "command not found exits 127" 127 "no-such-command" "$P" -q -o "$TMP/nf" no-such-command-xyz
+if [ -e "$TMP/nf" ]; then
+	fail "no output directory left when the command did not run"
+else
+	pass "no output directory left when the command did not run"
+fi
 : >"$TMP/afile"
 check_error "unwritable output directory" 1 "cannot create output directory" \
 	"$P" -o "$TMP/afile/sub" "$W" leak
