@@ -332,7 +332,7 @@ static int nv_processes(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_
 	unsigned int count;
 	nvret r;
 
-	if (!nv->compute_procs && !nv->graphics_procs)
+	if ((!nv->compute_procs && !nv->graphics_procs) || !NV_WANT(nd, NVM_PROCS))
 		return -1;
 	if (nv->compute_procs &&
 	    nv_proc_list(d, nv->compute_procs, nv->compute_name, out, max, &n) == PROF_GPU_LOST)
