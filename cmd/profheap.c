@@ -857,6 +857,12 @@ int main(int argc, char **argv)
 
 	if (postprocess(&o, run_id, &tot) < 0 && status == 0)
 		status = PROF_EXIT_FAIL;
+	if (prof_verbosity >= 1 && tot.processes > 1) {
+		char n1[40], n2[40];
+
+		prof_warn("all %d processes: leaked %s bytes in %s blocks", tot.processes,
+			  thousands(n1, sizeof(n1), tot.leak_bytes), thousands(n2, sizeof(n2), tot.leak_blocks));
+	}
 	if (prof_verbosity >= 1)
 		prof_warn("output in %s", o.dir);
 	if (o.fail_on_leak && tot.leak_bytes > 0 && status == 0) {
