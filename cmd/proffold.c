@@ -131,7 +131,7 @@ struct config {
 	struct prof_top_opts top_opts;
 };
 
-#define BLOCK_SIZE (2u << 20)
+#define BLOCK_SIZE (256u << 10)
 #define PEEK_SIZE (64u << 10)
 
 /* The unit perf script weights are in. */

@@ -822,28 +822,21 @@ void prof_perfscript_stats_release(struct prof_perfscript_stats *s)
 /* ---- threads ---- */
 
 /*
- * Workers do not know where their block starts in the input: they number
- * lines (seq << SEQ_SHIFT) + line within the block, which sorts reports
- * in input order, and the numbers are made absolute once every block's
- * line count is known.
+ * Each thread takes the next block itself (reading it under the pool's
+ * lock, so the bytes it parses are still in its own cache), parses it
+ * into its own table, and goes back for more. Workers do not know where
+ * their block starts in the input: they number lines (seq << SEQ_SHIFT)
+ * + line within the block, which sorts reports in input order, and the
+ * numbers are made absolute once every block's line count is known.
  */
 #define SEQ_SHIFT 36
 
-struct job {
-	char *block;
-	size_t len;
-	size_t seq;
-	int last;
-	struct prof_perfscript_ctx ctx;	/* snapshot; event not owned */
-};
-
 struct pool {
 	pthread_mutex_t lock;
-	pthread_cond_t not_empty, not_full;
-	struct job *ring;
-	size_t cap, head, count;
-	int done;
 	struct prof_chunks *r;
+	const struct prof_perfscript_opts *opts;
+	struct prof_perfscript_ctx *ctx;
+	int known, done;
 	unsigned long *block_lines;	/* seq -> lines in the block */
 	size_t nblocks, blocks_cap;
 };
@@ -855,43 +848,45 @@ struct worker {
 	struct prof_perfscript *ps;
 };
 
+static int need_time(const struct prof_perfscript_opts *o)
+{
+	return o->time_window;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *pl = w->pool;
 
 	for (;;) {
-		struct job j;
+		struct prof_perfscript_ctx ctx;
+		unsigned long before;
+		size_t len, seq;
+		int last = 0;
+		char *block;
 
 		pthread_mutex_lock(&pl->lock);
-		while (pl->count == 0 && !pl->done)
-			pthread_cond_wait(&pl->not_empty, &pl->lock);
-		if (pl->count == 0) {
+		block = pl->done ? NULL : prof_chunks_next(pl->r, PROF_CHUNK_BLANK, &len, &last);
+		if (!block) {
+			pl->done = 1;
 			pthread_mutex_unlock(&pl->lock);
 			break;
 		}
-		j = pl->ring[pl->head];
-		pl->head = (pl->head + 1) % pl->cap;
-		pl->count--;
-		pthread_cond_signal(&pl->not_full);
+		if (!pl->known)
+			pl->known = prof_perfscript_prescan(pl->ctx, block, len, need_time(pl->opts));
+		ctx = *pl->ctx;		/* a snapshot: the event string is not owned */
+		seq = pl->nblocks++;
+		PROF_GROW(pl->block_lines, pl->nblocks, pl->blocks_cap);
 		pthread_mutex_unlock(&pl->lock);
-		{
-			unsigned long before = w->ps->st.lines;
 
-			prof_perfscript_parse(w->ps, &j.ctx, j.block, j.len,
-					      (unsigned long)j.seq << SEQ_SHIFT, j.last);
-			pthread_mutex_lock(&pl->lock);
-			pl->block_lines[j.seq] = w->ps->st.lines - before;
-			pthread_mutex_unlock(&pl->lock);
-		}
-		prof_chunks_recycle(pl->r, j.block);
+		before = w->ps->st.lines;
+		prof_perfscript_parse(w->ps, &ctx, block, len, (unsigned long)seq << SEQ_SHIFT, last);
+		prof_chunks_recycle(pl->r, block);
+		pthread_mutex_lock(&pl->lock);
+		pl->block_lines[seq] = w->ps->st.lines - before;
+		pthread_mutex_unlock(&pl->lock);
 	}
 	return NULL;
-}
-
-static int need_time(const struct prof_perfscript_opts *o)
-{
-	return o->time_window;
 }
 
 static int read_serial(struct prof_chunks *r, struct prof_stacks *t,
@@ -924,10 +919,8 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 {
 	struct pool pl;
 	struct worker *ws;
-	size_t seq = 0, k;
-	int known = 0, last = 0, i, started = 0;
-	size_t len;
-	char *block;
+	size_t k;
+	int i, started = 1;
 
 	if (opts->event_filter && *opts->event_filter && !ctx->event) {
 		ctx->event = xstrdup(opts->event_filter);
@@ -939,55 +932,23 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 
 	memset(&pl, 0, sizeof(pl));
 	pthread_mutex_init(&pl.lock, NULL);
-	pthread_cond_init(&pl.not_empty, NULL);
-	pthread_cond_init(&pl.not_full, NULL);
-	pl.cap = (size_t)jobs + 1;
-	pl.ring = xcalloc(pl.cap, sizeof(*pl.ring));
 	pl.r = r;
+	pl.opts = opts;
+	pl.ctx = ctx;
 	ws = xcalloc((size_t)jobs, sizeof(*ws));
 	for (i = 0; i < jobs; i++) {
 		ws[i].pool = &pl;
 		prof_stacks_init(&ws[i].table, t->nweights);
 		ws[i].ps = prof_perfscript_new(&ws[i].table, opts);
+	}
+	/* This thread is worker 0; a thread that cannot be had is no error. */
+	for (i = 1; i < jobs; i++) {
 		if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) != 0)
 			break;
 		started++;
 	}
-	if (started == 0) {
-		/* No threads to be had: do it here. */
-		for (i = 0; i < jobs; i++) {
-			prof_perfscript_free(ws[i].ps);
-			prof_stacks_release(&ws[i].table);
-		}
-		free(ws);
-		free(pl.ring);
-		return read_serial(r, t, opts, ctx, stats);
-	}
-	while ((block = prof_chunks_next(r, PROF_CHUNK_BLANK, &len, &last)) != NULL) {
-		struct job j;
-
-		if (!known)
-			known = prof_perfscript_prescan(ctx, block, len, need_time(opts));
-		j.block = block;
-		j.len = len;
-		j.seq = seq++;
-		j.last = last;
-		j.ctx = *ctx;
-		pthread_mutex_lock(&pl.lock);
-		PROF_GROW(pl.block_lines, seq, pl.blocks_cap);
-		pl.nblocks = seq;
-		while (pl.count == pl.cap)
-			pthread_cond_wait(&pl.not_full, &pl.lock);
-		pl.ring[(pl.head + pl.count) % pl.cap] = j;
-		pl.count++;
-		pthread_cond_signal(&pl.not_empty);
-		pthread_mutex_unlock(&pl.lock);
-	}
-	pthread_mutex_lock(&pl.lock);
-	pl.done = 1;
-	pthread_cond_broadcast(&pl.not_empty);
-	pthread_mutex_unlock(&pl.lock);
-	for (i = 0; i < started; i++)
+	worker_main(&ws[0]);
+	for (i = 1; i < started; i++)
 		pthread_join(ws[i].thread, NULL);
 	for (i = 0; i < jobs; i++) {
 		if (i < started) {
@@ -1008,10 +969,7 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 	}
 	free(pl.block_lines);
 	free(ws);
-	free(pl.ring);
 	pthread_mutex_destroy(&pl.lock);
-	pthread_cond_destroy(&pl.not_empty);
-	pthread_cond_destroy(&pl.not_full);
 	return prof_chunks_failed(r) ? -1 : 0;
 }
 
