@@ -133,7 +133,8 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, siz
 		cap = r->carry_len * 2;
 	p = block_alloc(r, cap);
 	cap = HEAD(p)->cap;
-	memcpy(p, r->carry, r->carry_len);
+	if (r->carry_len)
+		memcpy(p, r->carry, r->carry_len);
 	n = r->carry_len;
 	r->carry_len = 0;
 	for (;;) {
