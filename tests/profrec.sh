@@ -219,7 +219,7 @@ validate_tsv "-o FILE.zst: compressed, valid" profrec-samples "$TMP/c.tsv.zst"
 
 # ---- profile on stdout: the command's own stdout goes to stderr ----
 "$P" -q -- sh -c 'echo from-the-command' >"$TMP/so.tsv" 2>"$TMP/so.err"
-if ! grep -q from-the-command "$TMP/so.tsv" && grep -q from-the-command "$TMP/so.err" &&
+if ! grep -qx from-the-command "$TMP/so.tsv" && grep -qx from-the-command "$TMP/so.err" &&
 	head -n 1 "$TMP/so.tsv" | grep -q '^# source=profrec'; then
 	pass "profile on stdout: command output moved to stderr"
 else
