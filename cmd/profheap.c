@@ -621,7 +621,8 @@ static int postprocess(const struct opts *o, uint64_t run_id, struct totals *tot
 	}
 	closedir(d);
 	if (!n) {
-		prof_warn("%s: no heap records: the command allocated nothing through the shim", o->dir);
+		prof_warn("%s: no heap records (a static or setuid program, or the shim could not write)",
+			  o->dir);
 		free(tags);
 		return 0;
 	}

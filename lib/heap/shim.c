@@ -212,11 +212,50 @@ static void say(const char *a, const char *b)
 
 /* ---- arena in the record file ------------------------------------------- */
 
+static char *file_path(char *buf, size_t n, const char *suffix);
+static uint64_t backed;			/* bytes of the record file given disk blocks */
+static int backed_lock;
+
+/*
+ * Reserve disk blocks for the record file up to end (in 1 MiB steps), so
+ * that a full disk makes the shim stop recording instead of killing the
+ * program with SIGBUS on its next store into the mapping. Returns 0 or -1.
+ */
+static int back_file(uint64_t end)
+{
+	char path[4200];
+	int fd, r = 0;
+
+	if (__atomic_load_n(&backed, ACQUIRE) >= end)
+		return 0;
+	spin_lock(&backed_lock);
+	if (backed < end) {
+		uint64_t want = (end + (1u << 20) - 1) & ~(uint64_t)((1u << 20) - 1);
+
+		if (want > reserve)
+			want = reserve;
+		if (!file_path(path, sizeof(path), ".heap") ||
+		    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+			r = -1;
+		} else {
+			if (fallocate(fd, 0, (off_t)backed, (off_t)(want - backed)) == 0)
+				__atomic_store_n(&backed, want, RELEASE);
+			else if (errno == EOPNOTSUPP || errno == ENOSYS)
+				__atomic_store_n(&backed, reserve, RELEASE);	/* cannot tell: go on */
+			else
+				r = -1;
+			close(fd);
+		}
+	}
+	spin_unlock(&backed_lock);
+	return r;
+}
+
 static void *arena_alloc(size_t n, uint64_t *off_out)
 {
 	uint64_t off = __atomic_fetch_add(&H->used, (n + 63) & ~(size_t)63, RELAXED);
 
-	if (off + n > reserve)
+	if (off + n > reserve || back_file(off + n) < 0)
 		return NULL;
 	*off_out = off;
 	return base + off;
@@ -1480,6 +1519,8 @@ static void atfork_child(void)
 		T.guard--;
 		return;
 	}
+	backed = H->used;		/* written out by open_data */
+	backed_lock = 0;
 	H->pid = (int32_t)getpid();
 	H->ppid = (int32_t)getppid();
 	H->flags = (H->flags & (PH_FLAG_SAMPLED | PH_FLAG_DWARF | PH_FLAG_FULL)) | PH_FLAG_FORKED;
@@ -1561,6 +1602,15 @@ static void configure(void)
 		filter = map_anon(1u << FILTER_BITS);
 	if (!shards || !shard_slab || !sidx || (sample_mean && !filter))
 		goto done;
+	backed = 0;
+	if (back_file(sizeof(*H)) < 0) {
+		char path[4200];
+
+		say(out_dir, "no space for the record file");
+		if (file_path(path, sizeof(path), ".heap"))
+			unlink(path);
+		goto done;
+	}
 	memcpy(H->magic, PH_MAGIC, 8);
 	H->version = PH_VERSION;
 	H->header_size = sizeof(*H);
