@@ -7,7 +7,7 @@
  * Two objects:
  *  - struct prof_symbolizer: the shared caches. Every ELF file is opened
  *    once per build-id (or per path+inode+size when it has none), its
- *    symbol tables (.symtab, else .dynsym, from the file or its separate
+ *    function symbols (.symtab and .dynsym of the file and of its separate
  *    debug file) merged into one sorted array searched by bisection, its
  *    DWARF (for inlined frames and file:line) opened lazily. Results are
  *    cached per (file, address), so each distinct address is resolved once.
@@ -22,16 +22,20 @@
  * (/usr/lib/debug/.build-id/xx/rest.debug) and by .gnu_debuglink (next to
  * the file, in its .debug/ directory, under /usr/lib/debug/DIR/). The
  * network is never used unless opts.debuginfod is set (then, and only
- * then, libdwfl's debuginfod client is asked, honouring DEBUGINFOD_URLS).
+ * then, libdebuginfod.so.1 is loaded with dlopen and asked by build-id,
+ * honouring DEBUGINFOD_URLS).
  *
  * C++ (Itanium ABI) names are demangled through libstdc++'s __cxa_demangle,
  * looked up with dlopen("libstdc++.so.6") at run time (a C program cannot
  * link it portably); without libstdc++ names stay mangled.
  *
- * Unresolved addresses: inside a file mapping but with no symbol covering
- * them: "NAME+0xOFFSET" (NAME = the file's basename, OFFSET = file
- * offset, hex); outside every known mapping: "[unknown]" (flag
- * PROF_FRAME_UNKNOWN is set in both cases).
+ * Unresolved addresses (flag PROF_FRAME_UNKNOWN): inside a file mapping
+ * but with no symbol covering them: "NAME+0xOFFSET" (NAME = the file's
+ * basename, OFFSET = file offset, hex); inside a pseudo-mapping such as
+ * [vdso]: "[vdso]+0xOFFSET" (offset from its start); elsewhere (anonymous
+ * memory not named by the JIT map, or no mapping): "[unknown]".
+ * Anonymous mappings ("", "//anon", memfd) are looked up in
+ * /tmp/perf-PID.map, re-read when it changes (at most every 50 ms).
  *
  * Persistent cache: the frames of every resolved address of a file with a
  * build-id are kept on disk, per build-id and options, in
