@@ -422,6 +422,14 @@ int main()
 	char *b = new (std::nothrow) char[50];
 	delete[] b;
 	std::string s(1000, 'x');
+	try {
+		char *volatile big = new char[(size_t)1 << 62];
+		(void)big;
+		return 2;
+	} catch (const std::bad_alloc &) {
+	}
+	if (new (std::nothrow) char[(size_t)1 << 62])
+		return 3;
 	return s.size() == 1000 ? 0 : 1;
 }
 EOF
@@ -431,7 +439,7 @@ then
 	c=$(one_file "$TMP/cxxout" .count.folded)
 	if [ "$STATUS" = 0 ] && [ -n "$f" ] && data "$f" | grep -q ';main;make(int)[^;]* 1000$' &&
 		[ "$(data "$f" | wc -l)" = 1 ] && [ "$(grep -c 'main' "$c")" -ge 2 ]; then
-		pass "C++ new/delete variants: 1000 bytes leaked by make(), the runtime's pool not reported"
+		pass "C++ new/delete variants, bad_alloc thrown, nothrow NULL: 1000 bytes leaked by make()"
 	else
 		fail "C++ new/delete" "exit $STATUS: $(cat "$f" 2>/dev/null | tr '\n' '|')"
 	fi
