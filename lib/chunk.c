@@ -193,15 +193,3 @@ void prof_chunks_close(struct prof_chunks *r)
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
-
-size_t prof_count_lines(const char *p, size_t n)
-{
-	const char *end = p + n;
-	size_t count = 0;
-
-	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		count++;
-		p++;
-	}
-	return count;
-}

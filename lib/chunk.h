@@ -60,7 +60,4 @@ int prof_chunks_failed(const struct prof_chunks *r);
 /* Close the input and free the reader (blocks not yet given back stay valid). */
 void prof_chunks_close(struct prof_chunks *r);
 
-/* Number of newlines in p[0..n). */
-size_t prof_count_lines(const char *p, size_t n);
-
 #endif

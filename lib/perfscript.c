@@ -451,52 +451,25 @@ static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
 	if (f_end > p && s[p] == '(' &&
 	    !(ps->o->cpp_names && starts_with(s + p, f_end - p, "(anonymous namespace)")))
 		return 0;
-	/* split /->/: pieces; trailing empty pieces dropped, like Perl's split */
-	{
-		size_t ends[64], starts_[64], np = 0, last_nonempty = 0;
-		size_t *pe = ends, *ps_ = starts_, pcap = 64;
-		size_t *he = NULL, *hs = NULL;
+	/*
+	 * split /->/: the pieces between "->"s, left to right; Perl's split
+	 * drops trailing empty pieces, which is stripping trailing "->"s.
+	 */
+	while (f_end >= p + 2 && s[f_end - 2] == '-' && s[f_end - 1] == '>')
+		f_end -= 2;
+	start = p;
+	for (i = 0; f_end > p; i++) {
+		const char *arrow = memmem(s + start, f_end - start, "->", 2);
+		size_t piece_end = arrow ? (size_t)(arrow - s) : f_end;
+		uint32_t id = tidy_piece(ps, s + start, piece_end - start, pc, pc_len, mod, mod_len,
+					 java, (int)i);
 
-		start = p;
-		for (i = p; i <= f_end; i++) {
-			if (i == f_end || (s[i] == '-' && i + 1 < f_end && s[i + 1] == '>')) {
-				if (np == pcap) {
-					size_t k;
-
-					pcap *= 2;
-					he = xreallocarray(he, pcap, sizeof(*he));
-					hs = xreallocarray(hs, pcap, sizeof(*hs));
-					if (pe == ends) {
-						for (k = 0; k < np; k++) {
-							he[k] = ends[k];
-							hs[k] = starts_[k];
-						}
-					}
-					pe = he;
-					ps_ = hs;
-				}
-				ps_[np] = start;
-				pe[np] = i;
-				np++;
-				if (i > start)
-					last_nonempty = np;
-				if (i == f_end)
-					break;
-				i++;
-				start = i + 1;
-			}
-		}
-		np = last_nonempty;
-		for (i = 0; i < np; i++) {
-			uint32_t id = tidy_piece(ps, s + ps_[i], pe[i] - ps_[i], pc, pc_len,
-						 mod, mod_len, java, (int)i);
-
-			PROF_GROW(c->pool, c->pool_len + 1, c->pool_cap);
-			c->pool[c->pool_len++] = id;
-			count++;
-		}
-		free(he);
-		free(hs);
+		PROF_GROW(c->pool, c->pool_len + 1, c->pool_cap);
+		c->pool[c->pool_len++] = id;
+		count++;
+		if (!arrow)
+			break;
+		start = piece_end + 2;
 	}
 	return count;
 }
