@@ -87,6 +87,21 @@ check "--cpp-names" 1 "io_worker;native_safe_halt;[libfoo.so.1];std::function<vo
 check "--time-from/--time-to" 1 "main;f2 250000" "$F" -q --no-header --time-from 0.2 --time-to 900ms "$TMP/snip.txt"
 check "-q silences notes" 1 "" sh -c "\"$F\" -q \"$TMP/snip.txt\" 2>&1 >/dev/null | grep -v unrecognized"
 
+# Side by side with the reference script when a FlameGraph checkout is
+# at hand (FLAMEGRAPH_DIR, default ../ref/FlameGraph), on the snippet
+# with a final blank line (the Perl script drops an unterminated sample).
+FG=${FLAMEGRAPH_DIR:-$TOP/../ref/FlameGraph}
+if [ -f "$FG/stackcollapse-perf.pl" ] && command -v perl >/dev/null 2>&1; then
+	{ cat "$TMP/snip.txt"; printf '\njava 7/8 1.0: 3 cpu-clock:\n\t1 Lpkg/C;.m(I)V (/tmp/perf-7.map)\n\t2 [unknown] ([unknown])\n\n'; } >"$TMP/snip2.txt"
+	for o in "" --pid --tid --all --addrs "--event-filter=cycles"; do
+		perl "$FG/stackcollapse-perf.pl" $o "$TMP/snip2.txt" >"$TMP/ref.folded" 2>/dev/null
+		check_file "same as stackcollapse-perf.pl ${o:-(defaults)}" 1 "$TMP/ref.folded" \
+			"$F" -q --no-header $o "$TMP/snip2.txt"
+	done
+else
+	skip "same as stackcollapse-perf.pl" "no FlameGraph checkout (FLAMEGRAPH_DIR)"
+fi
+
 # ---- profrec sample TSV -----------------------------------------------------
 printf '# source=profrec event=cpu-clock unit=ns freq=999 call_graph=fp\n' >"$TMP/s.tsv"
 printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n' >>"$TMP/s.tsv"
