@@ -69,8 +69,11 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
 
-# Extra artefacts (such as a preloaded shim) are added by the rules below.
+# Extra artefacts (such as profheap's preloaded shim) come from lib/*.mk,
+# included before "all" so that EXTRA_TARGETS is complete there.
 EXTRA_TARGETS :=
+FLAGS_STAMP := $(BUILD)/.flags
+-include $(wildcard lib/*.mk)
 
 all: $(PROGS) $(EXTRA_TARGETS)
 
@@ -83,7 +86,6 @@ $(BUILD)/lib/disasm.o: EXTRA_CFLAGS += $(CAPSTONE_DEFS)
 EXTRA_LIBS += $(CAPSTONE_LIBS)
 
 # Rebuild everything when the flags change.
-FLAGS_STAMP := $(BUILD)/.flags
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' | cmp -s - $@ || \
@@ -106,8 +108,6 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBCOMMON)
 
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBCOMMON)
 	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
-
--include $(wildcard lib/*.mk)
 
 tests-build: all $(UNIT_BIN) $(TTOOL_BIN)
 

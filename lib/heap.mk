@@ -21,7 +21,3 @@ $(BINDIR)/libprofheap.so: $(HEAP_OBJ)
 EXTRA_TARGETS += $(BINDIR)/libprofheap.so
 
 -include $(HEAP_OBJ:.o=.d)
-
-# "all" was read before this file, when EXTRA_TARGETS was still empty:
-# name the shim as its prerequisite here.
-all: $(BINDIR)/libprofheap.so
