@@ -281,7 +281,10 @@ static long default_jobs(const char *path)
 	struct stat sb;
 	long n;
 
-	if (!path || strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	int is_stdin = !path || strcmp(path, "-") == 0;
+
+	/* A pipe's size is unknown: one thread (pass -j for more). */
+	if ((is_stdin ? fstat(0, &sb) : stat(path, &sb)) != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size < (off_t)(8u << 20))
 		return 1;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
