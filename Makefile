@@ -71,6 +71,7 @@ TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
 
 # Extra artefacts (such as profheap's preloaded shim) come from lib/*.mk,
 # included before "all" so that EXTRA_TARGETS is complete there.
+.DEFAULT_GOAL := all
 EXTRA_TARGETS :=
 FLAGS_STAMP := $(BUILD)/.flags
 -include $(wildcard lib/*.mk)
