@@ -468,9 +468,10 @@ static void emit(struct profgpu *pg, struct active *a, struct prof_gpu_sample *s
 		out_write(pg, pg->out, row, prof_gpu_format_row(row, sizeof(row), a->dev, s));
 }
 
-static void maybe_flush(struct profgpu *pg, uint64_t now)
+/* Push the output out when 100 ms have passed since the last time (or always with force). */
+static void maybe_flush(struct profgpu *pg, uint64_t now, int force)
 {
-	if (now - pg->last_flush < 100000000ull)
+	if (!force && now - pg->last_flush < 100000000ull)
 		return;
 	pg->last_flush = now;
 	if (pg->out && !pg->summary_only && prof_output_flush(pg->out) < 0)
@@ -582,7 +583,8 @@ static void run_virtual(struct profgpu *pg, int sigfd)
 
 			if (poll(&p, 1, 0) > 0)
 				return;
-			maybe_flush(pg, prof_now_ns());
+			/* Every 1024 samples: memory use independent of speed. */
+			maybe_flush(pg, prof_now_ns(), 1);
 		}
 	}
 }
@@ -706,7 +708,7 @@ static int run_loop(struct profgpu *pg, struct prof_child *cmd, const char *cmdn
 						if (!pg->act[i].tegra)
 							pg->act[i].done = 1;
 				}
-				maybe_flush(pg, now);
+				maybe_flush(pg, now, 0);
 			}
 		}
 		if (gi >= 0 && (pfd[gi].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -717,7 +719,7 @@ static int run_loop(struct profgpu *pg, struct prof_child *cmd, const char *cmdn
 				drain_tegra(pg, teg, prof_now_ns() - pg->t0);
 				teg->done = 1;
 			}
-			maybe_flush(pg, prof_now_ns());
+			maybe_flush(pg, prof_now_ns(), 0);
 		}
 	}
 	/* The last sample: the state the command left the GPUs in. */
