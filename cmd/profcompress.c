@@ -33,8 +33,9 @@
 #include "xalloc.h"
 
 #define SYNOPSIS "profcompress [-lqv] [-b size] [-D dict] [-e spec] [-o file] [-T threads]\n" \
-	"                    [-t seconds] [--decode-only] [--human] [--join] [--pareto]\n" \
-	"                    [--recommend constraints] [--stat min|median|mean] [file ...]"
+	"                    [-t seconds] [--batch seconds] [--decode-only] [--human] [--join]\n" \
+	"                    [--pareto] [--recommend constraints] [--stat min|median|mean]\n" \
+	"                    [file ...]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -44,6 +45,7 @@ static const char help_text[] =
 	"second) and memory, every decompression verified. TSV on stdout.\n"
 	"\n"
 	"  -b, --block SIZE        compress in independent blocks of SIZE (512K, 4M)\n"
+	"      --batch SECONDS     target length of one timed batch (default 2ms)\n"
 	"  -D, --dict FILE         dictionary for zstd and zlib\n"
 	"      --decode-only       inputs are compressed data: time decompression only\n"
 	"  -e, --codecs SPEC       codecs and levels: zstd:1,3,19/lz4/zlib:1-9/fast\n"
@@ -68,7 +70,8 @@ static const char help_text[] =
 	"2 usage error.\n";
 
 enum {
-	OPT_DECODE_ONLY = 0x100,
+	OPT_BATCH = 0x100,
+	OPT_DECODE_ONLY,
 	OPT_HUMAN,
 	OPT_JOIN,
 	OPT_PARETO,
@@ -77,6 +80,7 @@ enum {
 };
 
 static const struct option long_options[] = {
+	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "block", required_argument, NULL, 'b' },
 	{ "codecs", required_argument, NULL, 'e' },
 	{ "decode-only", no_argument, NULL, OPT_DECODE_ONLY },
@@ -112,6 +116,7 @@ static const struct {
 
 struct options {
 	double seconds;
+	double batch;			/* 0: prof_bench's default */
 	enum prof_bench_stat stat;
 	unsigned threads;
 	uint64_t block;
@@ -339,6 +344,8 @@ static void machine_meta(struct prof_meta *m, const struct options *o)
 	prof_meta_set(m, "mb", "1000000");
 	prof_meta_set(m, "stat", prof_bench_stat_name(o->stat));
 	prof_meta_setf(m, "time_s", "%g", o->seconds);
+	if (o->batch > 0)
+		prof_meta_setf(m, "batch_s", "%g", o->batch);
 	prof_meta_setf(m, "threads", "%u", o->threads);
 	prof_meta_setf(m, "block_bytes", "%llu", (unsigned long long)o->block);
 	if (o->decode_only)
@@ -584,7 +591,7 @@ static void bench_cell(struct work *w, const struct cell_spec *cs, const char *i
 		       uLong ref_crc, struct row *r)
 {
 	const struct options *o = w->o;
-	struct prof_bench_opts bo = { o->seconds, 0, o->stat, w->threads };
+	struct prof_bench_opts bo = { o->seconds, o->batch, o->stat, w->threads };
 	struct prof_bench_result res;
 	char why[400];
 
@@ -658,7 +665,7 @@ static void bench_decode_only(struct work *w, const struct cell_spec *cs, const 
 			      struct row *r)
 {
 	const struct options *o = w->o;
-	struct prof_bench_opts bo = { o->seconds, 0, o->stat, 1 };
+	struct prof_bench_opts bo = { o->seconds, o->batch, o->stat, 1 };
 	struct prof_bench_result res;
 	char why[400];
 	char *ref = NULL;
@@ -1197,6 +1204,10 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			prof_verbosity++;
+			break;
+		case OPT_BATCH:
+			if (prof_parse_duration(optarg, 1, &o.batch) || o.batch <= 0 || o.batch > 3600)
+				prof_usage_error(SYNOPSIS, "--batch: bad duration '%s'", optarg);
 			break;
 		case OPT_DECODE_ONLY:
 			o.decode_only = 1;

@@ -219,6 +219,8 @@ run "$P" -q -t $T -T 2 -b 4K -e lz4/zstd:1/bzip2:1 "$TMP/text"
 	grep -q '^# .*threads=2' "$TMP/stdout" &&
 	pass "-T 2 with blocks round-trips" || fail "-T 2 with blocks round-trips" "exit $STATUS $(cat "$TMP/stderr")"
 check_error "-T beyond the block count warns" 0 "only 1 block for 4 threads" "$P" -t $T -T 4 -e lz4 "$TMP/one"
+check_status "--batch 20ms" 0 "$P" -q -t 0.05 --batch 20ms -e lz4 "$TMP/text"
+check_error "bad --batch" 2 "--batch: bad duration" "$P" --batch 0 "$TMP/one"
 for s in median mean; do
 	check_status "--stat $s" 0 "$P" -q -t $T --stat $s -e lz4 "$TMP/text"
 done
