@@ -155,7 +155,7 @@ static int ends_with_ci(const char *s, const char *suffix)
 
 /* Read one input into t; returns 0 or -1 (reported). */
 static int read_input(const char *path, struct prof_stacks *t, struct prof_meta *meta,
-		      struct prof_flame_seq *seq, struct prof_flame_readstats *st)
+		      struct prof_flame_seq *seq, struct prof_folded_stats *st)
 {
 	struct prof_lines *lr = prof_lines_open(path);
 	int r;
@@ -192,7 +192,7 @@ static void rewrite(struct prof_stacks *t, prof_flame_rewrite_fn fn, void *ctx,
 int main(int argc, char **argv)
 {
 	struct prof_flame_opts o;
-	struct prof_flame_readstats st = { 0, 0, 0 };
+	struct prof_folded_stats st = { 0, 0, 0 };
 	struct prof_flame_seq seq = { 0 }, *seqp = NULL;
 	struct prof_flame_palmap palmap;
 	struct prof_flame_nameattr nameattr;
@@ -362,7 +362,7 @@ int main(int argc, char **argv)
 	prof_stacks_init(&t, 2);
 	if (diff_files) {
 		struct prof_stacks side[2];
-		struct prof_flame_readstats sst[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+		struct prof_folded_stats sst[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 
 		for (i = 0; i < 2; i++) {
 			prof_stacks_init(&side[i], 2);

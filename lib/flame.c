@@ -15,7 +15,6 @@
 #include "xalloc.h"
 
 /* Report at most this many malformed lines of one input individually. */
-#define MAX_REPORTED 10
 
 /* Geometry constants of flamegraph.pl. */
 #define XPAD 10.0
@@ -618,77 +617,32 @@ static void seq_add(struct prof_flame_seq *s, uint32_t id, const double *w)
 	s->n++;
 }
 
-static int is_blank(char c)
+static void on_stack(void *ctx, uint32_t id, const double *counts, int ncounts)
 {
-	return c == ' ' || c == '\t';
+	double w[2];
+
+	w[0] = counts[0];
+	w[1] = ncounts == 2 ? counts[1] : 0;
+	seq_add(ctx, id, w);
 }
 
 int prof_flame_read(struct prof_lines *lr, struct prof_stacks *t, struct prof_meta *meta,
-		    struct prof_flame_seq *seq, struct prof_flame_readstats *stats)
+		    struct prof_flame_seq *seq, struct prof_folded_stats *stats)
 {
-	struct prof_folded_line fl;
-	unsigned long bad = 0;
-	int seen_data = 0;
-	const char *why;
+	struct prof_folded_reader fr;
 	size_t len;
 	char *line;
+	int r;
 
-	while ((line = prof_lines_next(lr, &len)) != NULL) {
-		double w[2];
-
-		if (len == 0)
-			continue;
-		if (line[0] == '#') {
-			if (meta && !seen_data)
-				prof_meta_parse_line(meta, line, len);
-			continue;
-		}
-		seen_data = 1;
-		why = NULL;
-		if (prof_folded_parse(line, len, &fl, &why) == 0) {
-			why = NULL;	/* a failed two-count attempt may have set it */
-			if (!stats->ncounts)
-				stats->ncounts = fl.ncounts;
-			if (stats->ncounts == 1 && fl.ncounts == 2) {
-				/* "Thread 12 5": the first number belongs to the stack */
-				size_t e = len;
-
-				while (e && is_blank(line[e - 1]))
-					e--;
-				while (e && !is_blank(line[e - 1]))
-					e--;
-				while (e && is_blank(line[e - 1]))
-					e--;
-				fl.stack_len = e;
-				fl.counts[0] = fl.counts[1];
-				fl.ncounts = 1;
-			} else if (stats->ncounts == 2 && fl.ncounts == 1) {
-				why = "expected two counts (differential input)";
-			}
-			if (!why && (fl.counts[0] < 0 || (fl.ncounts == 2 && fl.counts[1] < 0)))
-				why = "negative count";
-		} else if (!why) {
-			why = "malformed line";
-		}
-		if (why) {
-			if (++bad <= MAX_REPORTED)
-				prof_input_warn(prof_lines_name(lr), prof_lines_lineno(lr), "%s", why);
-			continue;
-		}
-		w[0] = fl.counts[0];
-		w[1] = fl.ncounts == 2 ? fl.counts[1] : 0;
-		{
-			uint32_t id = prof_folded_add(t, fl.stack, fl.stack_len, w, 2);
-
-			if (seq)
-				seq_add(seq, id, w);
-		}
-		stats->lines++;
+	prof_folded_reader_init(&fr, t, meta, stats, prof_lines_name(lr));
+	if (seq) {
+		fr.on_stack = on_stack;
+		fr.ctx = seq;
 	}
-	if (bad > MAX_REPORTED)
-		prof_input_warn(prof_lines_name(lr), 0, "%lu malformed lines in all", bad);
-	stats->malformed += bad;
-	return bad || prof_lines_failed(lr) ? -1 : 0;
+	while ((line = prof_lines_next(lr, &len)) != NULL)
+		prof_folded_reader_line(&fr, line, len, prof_lines_lineno(lr));
+	r = prof_folded_reader_finish(&fr);
+	return r || prof_lines_failed(lr) ? -1 : 0;
 }
 
 /* ---- transformations --------------------------------------------------- */

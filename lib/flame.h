@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include "intern.h"
 #include "meta.h"
+#include "folded.h"
 #include "stack.h"
 
 struct prof_lines;
@@ -119,28 +120,18 @@ struct prof_flame_seq {
 
 void prof_flame_seq_release(struct prof_flame_seq *s);
 
-/* What prof_flame_read() saw, accumulated over calls. */
-struct prof_flame_readstats {
-	unsigned long lines;		/* stack lines added */
-	unsigned long malformed;	/* lines rejected (reported) */
-	int ncounts;			/* 1 or 2, set by the first stack line */
-};
-
 /*
  * Read folded lines from lr into t, which must have 2 weight columns: a
  * single count goes to column 0, the differential form "stack A B" to
- * columns 0 and 1. The first stack line read (over all calls sharing
- * stats) decides the form; later lines of the other form are malformed.
- * In single-count mode a line ending in two numbers keeps the first in
- * its stack ("Thread 12 5" is frame "Thread 12", count 5). Leading "#"
- * metadata goes into meta (may be NULL). When seq is not NULL every line
- * is also appended to it in input order. Malformed lines (missing or
- * negative count, empty stack, wrong form) are reported as
- * "prog: file:line: why" (the first ten, then a count) and skipped.
- * Returns 0, or -1 if a line was malformed or the input failed.
+ * columns 0 and 1. The rules are lib's folded reader's (folded.h): the
+ * first stack line over all calls sharing stats decides the form, bad
+ * lines are reported and skipped, leading "#" metadata goes into meta
+ * (may be NULL). When seq is not NULL every line is also appended to it
+ * in input order. Returns 0, or -1 if a line was malformed or the input
+ * failed.
  */
 int prof_flame_read(struct prof_lines *lr, struct prof_stacks *t, struct prof_meta *meta,
-		    struct prof_flame_seq *seq, struct prof_flame_readstats *stats);
+		    struct prof_flame_seq *seq, struct prof_folded_stats *stats);
 
 /*
  * A stack rewrite: given the frames of one stack, fill out (which has room

@@ -89,9 +89,11 @@ static int parse_n(char *line, size_t len, struct prof_folded_line *out, int wan
 int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out, const char **why)
 {
 	/* Two counts when the field before the last is numeric too (difffolded). */
-	if (parse_n(line, len, out, 2, why) == 0)
+	if (parse_n(line, len, out, 2, why) == 0 || parse_n(line, len, out, 1, why) == 0) {
+		*why = NULL;
 		return 0;
-	return parse_n(line, len, out, 1, why);
+	}
+	return -1;
 }
 
 uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
@@ -130,46 +132,78 @@ uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
 	return id;
 }
 
+void prof_folded_reader_init(struct prof_folded_reader *fr, struct prof_stacks *t,
+			     struct prof_meta *meta, struct prof_folded_stats *stats,
+			     const char *name)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->t = t;
+	fr->meta = meta;
+	fr->stats = stats;
+	fr->name = name;
+}
+
+int prof_folded_reader_line(struct prof_folded_reader *fr, char *line, size_t len,
+			    unsigned long lineno)
+{
+	struct prof_folded_stats *st = fr->stats;
+	struct prof_folded_line fl;
+	const char *why = NULL;
+	uint32_t id;
+
+	if (len == 0)
+		return 0;
+	if (line[0] == '#') {
+		if (fr->meta && !fr->seen_data)
+			prof_meta_parse_line(fr->meta, line, len);
+		return 0;
+	}
+	fr->seen_data = 1;
+	if (!st->ncounts) {
+		if (prof_folded_parse(line, len, &fl, &why) == 0)
+			st->ncounts = fl.ncounts;
+	} else if (parse_n(line, len, &fl, st->ncounts, &why) != 0 && st->ncounts == 2) {
+		const char *one_count_why;
+
+		if (parse_n(line, len, &fl, 1, &one_count_why) == 0)
+			why = "expected two counts (differential input)";
+	}
+	if (!why && (fl.counts[0] < 0 || (fl.ncounts == 2 && fl.counts[1] < 0)))
+		why = "negative count";
+	if (why) {
+		if (++fr->bad <= MAX_REPORTED)
+			prof_input_warn(fr->name, lineno, "%s", why);
+		st->malformed++;
+		return -1;
+	}
+	id = prof_folded_add(fr->t, fl.stack, fl.stack_len, fl.counts, fl.ncounts);
+	if (fr->on_stack)
+		fr->on_stack(fr->ctx, id, fl.counts, fl.ncounts);
+	st->lines++;
+	return 0;
+}
+
+int prof_folded_reader_finish(struct prof_folded_reader *fr)
+{
+	if (fr->bad > MAX_REPORTED)
+		prof_input_warn(fr->name, 0, "%lu malformed lines in all", fr->bad);
+	return fr->bad ? -1 : 0;
+}
+
 int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
 		     struct prof_meta *meta, struct prof_folded_stats *stats)
 {
 	struct prof_folded_stats local = { 0, 0, 0 };
-	struct prof_folded_line fl;
-	const char *why;
+	struct prof_folded_reader fr;
 	size_t len;
 	char *line;
-	int seen_data = 0;
+	int r;
 
-	if (!stats)
-		stats = &local;
-	while ((line = prof_lines_next(lr, &len)) != NULL) {
-		int r;
-
-		if (len == 0)
-			continue;
-		if (line[0] == '#') {
-			if (meta && !seen_data)
-				prof_meta_parse_line(meta, line, len);
-			continue;
-		}
-		seen_data = 1;
-		if (stats->ncounts)
-			r = parse_n(line, len, &fl, stats->ncounts, &why);
-		else if ((r = prof_folded_parse(line, len, &fl, &why)) == 0)
-			stats->ncounts = fl.ncounts;
-		if (r) {
-			if (++stats->malformed <= MAX_REPORTED)
-				prof_input_warn(prof_lines_name(lr), prof_lines_lineno(lr),
-						"%s", why);
-			continue;
-		}
-		prof_folded_add(t, fl.stack, fl.stack_len, fl.counts, fl.ncounts);
-		stats->lines++;
-	}
-	if (stats->malformed > MAX_REPORTED)
-		prof_input_warn(prof_lines_name(lr), 0, "%lu malformed lines in all",
-				stats->malformed);
-	return stats->malformed || prof_lines_failed(lr) ? -1 : 0;
+	prof_folded_reader_init(&fr, t, meta, stats ? stats : &local, prof_lines_name(lr));
+	while ((line = prof_lines_next(lr, &len)) != NULL)
+		prof_folded_reader_line(&fr, line, len, prof_lines_lineno(lr));
+	r = prof_folded_reader_finish(&fr);
+	return r || prof_lines_failed(lr) ? -1 : 0;
 }
 
 size_t prof_format_count(char *buf, double v)

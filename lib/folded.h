@@ -41,18 +41,60 @@ int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out,
 uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
 			 const double *counts, int ncounts);
 
-/* Statistics of one prof_folded_read() call. */
+/* What a folded reader saw; accumulated over inputs that share it. */
 struct prof_folded_stats {
 	unsigned long lines;		/* stack lines added */
 	unsigned long malformed;	/* lines rejected (each reported) */
-	int ncounts;			/* 1 or 2 once known; 0 if no lines */
+	int ncounts;			/* 1 or 2, set by the first stack line */
 };
 
 /*
- * Read folded lines from lr into t, and leading "#" metadata into meta
- * (may be NULL). Malformed lines are reported as "prog: file:line: why"
- * (the first few of them, then a count) and skipped. Returns 0, or -1 if
- * any line was malformed or the input failed (everything valid is kept).
+ * The one folded-stack reading loop, fed a line at a time so that any
+ * line source (prof_lines, a block reader) uses the same rules:
+ *  - "#" lines before the first stack line are metadata (into meta, may
+ *    be NULL); later ones are comments; empty lines are skipped;
+ *  - the first stack line of all inputs sharing stats decides the form:
+ *    one count, or two (the differential form); later lines are read in
+ *    that form, so in one-count input "Thread 12 5" is the frame
+ *    "Thread 12" with count 5, and a one-count line in two-count input
+ *    is malformed;
+ *  - a line without a valid count, with a negative count or an empty
+ *    stack is reported as "prog: name:line: why" (the first ten per
+ *    input, then a total from prof_folded_reader_finish()) and skipped.
+ * Stacks go into t (count i into weight column i); on_stack, when set,
+ * is called for every stack line in input order with its stack id.
+ */
+struct prof_folded_reader {
+	struct prof_stacks *t;
+	struct prof_meta *meta;
+	struct prof_folded_stats *stats;
+	const char *name;
+	void (*on_stack)(void *ctx, uint32_t id, const double *counts, int ncounts);
+	void *ctx;
+	/* private */
+	unsigned long bad;
+	int seen_data;
+};
+
+/* Start reading one input called name (stats must not be NULL). */
+void prof_folded_reader_init(struct prof_folded_reader *fr, struct prof_stacks *t,
+			     struct prof_meta *meta, struct prof_folded_stats *stats,
+			     const char *name);
+
+/*
+ * Feed one line (without its newline; it may be modified) and its line
+ * number. Returns 0, or -1 if it was malformed (already reported).
+ */
+int prof_folded_reader_line(struct prof_folded_reader *fr, char *line, size_t len,
+			    unsigned long lineno);
+
+/* End of the input: report the total of malformed lines; -1 if any. */
+int prof_folded_reader_finish(struct prof_folded_reader *fr);
+
+/*
+ * Read a whole input from lr with the rules above (no callback).
+ * Returns 0, or -1 if any line was malformed or the input failed
+ * (everything valid is kept). stats may be NULL.
  */
 int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
 		     struct prof_meta *meta, struct prof_folded_stats *stats);

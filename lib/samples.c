@@ -275,61 +275,26 @@ void prof_samples_stats_release(struct prof_samples_stats *st)
 int prof_samples_read_folded(struct prof_chunks *r, struct prof_stacks *t,
 			     struct prof_meta *meta, unsigned long *lines, int *ncounts_out)
 {
-	struct reader rd = { prof_chunks_name(r), 0 };
-	unsigned long lineno = 0, nlines = 0;
-	int last = 0, seen_data = 0, ncounts = 0;
+	struct prof_folded_stats st = { 0, 0, 0 };
+	struct prof_folded_reader fr;
+	unsigned long lineno = 0;
+	int last = 0, rv;
 	size_t len;
 	char *block;
 
+	prof_folded_reader_init(&fr, t, meta, &st, prof_chunks_name(r));
 	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
 		char *p = block, *end = block + len, *line;
 		size_t n;
 
-		while ((line = next_line(&p, end, &n)) != NULL) {
-			struct prof_folded_line fl;
-			const char *why;
-
-			lineno++;
-			if (n == 0)
-				continue;
-			if (line[0] == '#') {
-				if (meta && !seen_data)
-					prof_meta_parse_line(meta, line, n);
-				continue;
-			}
-			seen_data = 1;
-			if (prof_folded_parse(line, n, &fl, &why)) {
-				bad(&rd, lineno, why);
-				continue;
-			}
-			if (!ncounts) {
-				ncounts = fl.ncounts;
-			} else if (fl.ncounts == 2 && ncounts == 1) {
-				/* "a;f 3 100" in a one-count file: " 3" ends the last frame. */
-				size_t e = n;
-
-				while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t'))
-					e--;
-				while (e > 0 && line[e - 1] != ' ' && line[e - 1] != '\t')
-					e--;
-				while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t'))
-					e--;
-				fl.stack_len = e;
-				fl.counts[0] = fl.counts[1];
-				fl.ncounts = 1;
-			} else if (fl.ncounts != ncounts) {
-				bad(&rd, lineno, "one count in a two-count file");
-				continue;
-			}
-			prof_folded_add(t, fl.stack, fl.stack_len, fl.counts, fl.ncounts);
-			nlines++;
-		}
+		while ((line = next_line(&p, end, &n)) != NULL)
+			prof_folded_reader_line(&fr, line, n, ++lineno);
 		prof_chunks_recycle(r, block);
 	}
-	finish_reports(&rd);
+	rv = prof_folded_reader_finish(&fr);
 	if (lines)
-		*lines = nlines;
+		*lines = st.lines;
 	if (ncounts_out)
-		*ncounts_out = ncounts;
-	return rd.malformed || prof_chunks_failed(r) ? -1 : 0;
+		*ncounts_out = st.ncounts;
+	return rv || prof_chunks_failed(r) ? -1 : 0;
 }

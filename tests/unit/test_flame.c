@@ -26,7 +26,7 @@ static uint32_t color(const char *pal, int hash, const char *name)
 
 /* Read folded text into a fresh 2-column table; returns read()'s result. */
 static int load(struct prof_stacks *t, const char *text, struct prof_flame_seq *seq,
-		struct prof_flame_readstats *st)
+		struct prof_folded_stats *st)
 {
 	struct prof_lines *lr = prof_lines_from_mem("test", text, strlen(text));
 	int r;
@@ -113,7 +113,7 @@ int main(void)
 	}
 	TEST("layout: merge, order, widths") {
 		struct prof_stacks t;
-		struct prof_flame_readstats st;
+		struct prof_folded_stats st;
 		struct prof_flame_graph g;
 		const struct prof_flame_node *a, *b, *c, *root;
 
@@ -136,7 +136,7 @@ int main(void)
 	}
 	TEST("layout: minwidth prunes, maxdepth caps") {
 		struct prof_stacks t;
-		struct prof_flame_readstats st;
+		struct prof_folded_stats st;
 		struct prof_flame_graph g;
 		struct prof_flame_opts p = o;
 
@@ -153,7 +153,7 @@ int main(void)
 	}
 	TEST("layout: flame chart keeps input order") {
 		struct prof_stacks t;
-		struct prof_flame_readstats st;
+		struct prof_folded_stats st;
 		struct prof_flame_seq seq = { 0 };
 		struct prof_flame_graph g;
 		size_t i, as = 0;
@@ -172,7 +172,7 @@ int main(void)
 	}
 	TEST("layout: differential self deltas") {
 		struct prof_stacks t;
-		struct prof_flame_readstats st;
+		struct prof_folded_stats st;
 		struct prof_flame_graph g;
 
 		CHECK(load(&t, "a;b 10 20\na;c 20 10\na 1 0\n", NULL, &st) == 0);
@@ -186,7 +186,7 @@ int main(void)
 	}
 	TEST("read: forms, frames with numbers, bad lines") {
 		struct prof_stacks t;
-		struct prof_flame_readstats st;
+		struct prof_folded_stats st;
 		size_t d;
 
 		/* the first line decides the form */
@@ -202,7 +202,7 @@ int main(void)
 	}
 	TEST("rewrites: reverse, base, chain") {
 		struct prof_stacks t, r;
-		struct prof_flame_readstats st;
+		struct prof_folded_stats st;
 		struct prof_flame_base base;
 		const char *names[] = { "m" };
 		struct prof_buf b = PROF_BUF_INIT;
