@@ -128,8 +128,13 @@ check: deps
 demo: deps all
 	@./scripts/demo.sh $(BINDIR)
 
+# Benchmarks against the reference tools (not tests: timings, noisy).
+BENCHES := fold flame rec heap gpu compress
 bench: all
-	@for b in tests/bench/*.sh; do echo "== $$b"; $$b || exit 1; done
+	@./scripts/install-deps.sh --bench
+	@failed=; for b in $(BENCHES); do echo "== tests/bench/$$b.sh"; \
+		BIN=$(BINDIR) sh tests/bench/$$b.sh || failed="$$failed $$b"; done; \
+		if [ -n "$$failed" ]; then echo "bench: missed targets or failed:$$failed"; exit 1; fi
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the Debian packages proftools needs to build and test.
+# Install the Debian packages proftools needs to build and test;
+# with --bench also the reference tools the benchmarks run beside ours.
 # Idempotent: prints nothing and exits 0 when everything is present.
 set -eu
 
@@ -7,7 +8,10 @@ packages="build-essential pkg-config
 libelf-dev libdw-dev libcapstone-dev libzstd-dev liblz4-dev zlib1g-dev
 libbrotli-dev liblzma-dev libbz2-dev libsnappy-dev libdeflate-dev
 libunwind-dev libxml2-utils mandoc zstd lz4 gzip valgrind linux-perf
-elfutils binutils util-linux procps"
+elfutils binutils util-linux procps chromium"
+
+bench_packages="time heaptrack perl"
+[ "${1:-}" = --bench ] && packages="$packages $bench_packages"
 
 missing=
 for p in $packages; do
