@@ -73,6 +73,8 @@ TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
 # included before "all" so that EXTRA_TARGETS is complete there.
 .DEFAULT_GOAL := all
 EXTRA_TARGETS :=
+# Of those, the shared objects installed in $(PREFIX)/lib/proftools.
+INSTALL_LIBS :=
 FLAGS_STAMP := $(BUILD)/.flags
 -include $(wildcard lib/*.mk)
 
@@ -139,12 +141,13 @@ bench: all
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/proftools \
+		$(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
-	$(if $(EXTRA_TARGETS),install -m 755 $(EXTRA_TARGETS) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(INSTALL_LIBS),install -m 644 $(INSTALL_LIBS) $(DESTDIR)$(PREFIX)/lib/proftools/)
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
 	for t in $(TOOLS); do \
@@ -154,7 +157,9 @@ install: all
 	install -m 644 completions/_proftools $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_proftools
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOLS) $(notdir $(EXTRA_TARGETS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/proftools/,$(notdir $(INSTALL_LIBS)))
+	-rmdir $(DESTDIR)$(PREFIX)/lib/proftools 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(MAN5)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(TOOLS))

@@ -19,5 +19,6 @@ $(BINDIR)/libprofheap.so: $(HEAP_OBJ)
 	$(CC) $(HEAP_LDFLAGS) -shared -Wl,-z,nodelete -Wl,--as-needed $(HEAP_OBJ) -ldl -lm -o $@
 
 EXTRA_TARGETS += $(BINDIR)/libprofheap.so
+INSTALL_LIBS += $(BINDIR)/libprofheap.so
 
 -include $(HEAP_OBJ:.o=.d)
