@@ -21,6 +21,7 @@
 #include "error.h"
 #include "folded.h"
 #include "heapfile.h"
+#include "input.h"
 #include "meta.h"
 #include "options.h"
 #include "output.h"
@@ -101,20 +102,17 @@ static void supp_add(struct supp *s, const char *pat, size_t len)
 /* Load an LSAN suppression file; returns the number of bad lines. */
 static unsigned long supp_load(struct supp *s, const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	char line[4096];
-	unsigned long lineno = 0, bad = 0;
+	struct prof_lines *lr = prof_lines_open(path);
+	unsigned long bad = 0;
+	size_t len;
+	char *line;
 
-	if (!fp) {
-		prof_warn_errno("%s", path);
+	if (!lr)
 		return 1;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		char *p = line, *e;
+	while ((line = prof_lines_next(lr, &len)) != NULL) {
+		char *p = line, *e = line + len;
 
-		lineno++;
-		e = p + strlen(p);
-		while (e > p && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
 			*--e = 0;
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -123,17 +121,17 @@ static unsigned long supp_load(struct supp *s, const char *path)
 		if (!strncmp(p, "leak:", 5) && p[5]) {
 			supp_add(s, p + 5, strlen(p + 5));
 		} else if (strchr(p, ':')) {
-			prof_input_warn(path, lineno, "unsupported suppression type (only leak: applies)");
+			prof_input_warn(path, prof_lines_lineno(lr),
+					"unsupported suppression type (only leak: applies)");
 		} else {
-			prof_input_warn(path, lineno, "malformed suppression (expected leak:PATTERN)");
+			prof_input_warn(path, prof_lines_lineno(lr),
+					"malformed suppression (expected leak:PATTERN)");
 			bad++;
 		}
 	}
-	if (ferror(fp)) {
-		prof_warn_errno("%s", path);
+	if (prof_lines_failed(lr))
 		bad++;
-	}
-	fclose(fp);
+	prof_lines_close(lr);
 	return bad;
 }
 
