@@ -630,19 +630,13 @@ int prof_flame_read(struct prof_lines *lr, struct prof_stacks *t, struct prof_me
 		    struct prof_flame_seq *seq, struct prof_folded_stats *stats)
 {
 	struct prof_folded_reader fr;
-	size_t len;
-	char *line;
-	int r;
 
 	prof_folded_reader_init(&fr, t, meta, stats, prof_lines_name(lr));
 	if (seq) {
 		fr.on_stack = on_stack;
 		fr.ctx = seq;
 	}
-	while ((line = prof_lines_next(lr, &len)) != NULL)
-		prof_folded_reader_line(&fr, line, len, prof_lines_lineno(lr));
-	r = prof_folded_reader_finish(&fr);
-	return r || prof_lines_failed(lr) ? -1 : 0;
+	return prof_folded_reader_run(&fr, lr);
 }
 
 /* ---- transformations --------------------------------------------------- */

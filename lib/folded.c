@@ -190,20 +190,26 @@ int prof_folded_reader_finish(struct prof_folded_reader *fr)
 	return fr->bad ? -1 : 0;
 }
 
+int prof_folded_reader_run(struct prof_folded_reader *fr, struct prof_lines *lr)
+{
+	size_t len;
+	char *line;
+	int r;
+
+	while ((line = prof_lines_next(lr, &len)) != NULL)
+		prof_folded_reader_line(fr, line, len, prof_lines_lineno(lr));
+	r = prof_folded_reader_finish(fr);
+	return r || prof_lines_failed(lr) ? -1 : 0;
+}
+
 int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
 		     struct prof_meta *meta, struct prof_folded_stats *stats)
 {
 	struct prof_folded_stats local = { 0, 0, 0 };
 	struct prof_folded_reader fr;
-	size_t len;
-	char *line;
-	int r;
 
 	prof_folded_reader_init(&fr, t, meta, stats ? stats : &local, prof_lines_name(lr));
-	while ((line = prof_lines_next(lr, &len)) != NULL)
-		prof_folded_reader_line(&fr, line, len, prof_lines_lineno(lr));
-	r = prof_folded_reader_finish(&fr);
-	return r || prof_lines_failed(lr) ? -1 : 0;
+	return prof_folded_reader_run(&fr, lr);
 }
 
 size_t prof_format_count(char *buf, double v)

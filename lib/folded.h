@@ -92,6 +92,12 @@ int prof_folded_reader_line(struct prof_folded_reader *fr, char *line, size_t le
 int prof_folded_reader_finish(struct prof_folded_reader *fr);
 
 /*
+ * Feed every line of lr to fr, then finish. Returns 0, or -1 if any line
+ * was malformed or the input failed (everything valid is kept).
+ */
+int prof_folded_reader_run(struct prof_folded_reader *fr, struct prof_lines *lr);
+
+/*
  * Read a whole input from lr with the rules above (no callback).
  * Returns 0, or -1 if any line was malformed or the input failed
  * (everything valid is kept). stats may be NULL.

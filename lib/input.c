@@ -63,11 +63,6 @@ struct prof_input *prof_input_open(const char *path)
 	return input_new(fd, path);
 }
 
-struct prof_input *prof_input_fdopen(int fd, const char *name)
-{
-	return input_new(fd, name);
-}
-
 static struct prof_input *input_from_mem(const char *name, const char *data, size_t len)
 {
 	struct prof_input *in = input_new(-1, name);

@@ -38,9 +38,6 @@ struct prof_input;
  */
 struct prof_input *prof_input_open(const char *path);
 
-/* Wrap an already open descriptor; the input closes it. */
-struct prof_input *prof_input_fdopen(int fd, const char *name);
-
 /*
  * Read up to n decompressed bytes. Returns the count, 0 at end of input,
  * or -1 after an error (already reported; prof_input_failed() is then
