@@ -7,7 +7,7 @@ set -eu
 packages="build-essential pkg-config
 libelf-dev libdw-dev libcapstone-dev libzstd-dev liblz4-dev zlib1g-dev
 libbrotli-dev liblzma-dev libbz2-dev libsnappy-dev libdeflate-dev
-libunwind-dev libxml2-utils mandoc zstd lz4 gzip valgrind linux-perf
+libunwind-dev libxml2-utils mandoc zstd lz4 gzip xz-utils bzip2 valgrind linux-perf
 elfutils binutils util-linux procps chromium"
 
 bench_packages="time heaptrack perl"
