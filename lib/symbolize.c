@@ -642,11 +642,29 @@ bad:
 	free(data);
 }
 
+/*
+ * Replace path by the contents of b, mode 0600, through a temporary file
+ * and rename so that readers never see half a cache file. Failures are
+ * silent: a cache that cannot be written is only a slower next run.
+ */
+static void write_private_file(const char *path, const struct prof_buf *b)
+{
+	char tmp[4200];
+	int fd, ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	ok = write(fd, b->data, b->len) == (ssize_t)b->len;
+	if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
+		unlink(tmp);
+}
+
 static void symcache_store(struct prof_symbolizer *s, struct elfobj *o, uint32_t id)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	struct prof_buf b = PROF_BUF_INIT;
-	int fd;
 
 	if (symcache_path(s, o, path, sizeof(path), 1) != 0)
 		return;
@@ -670,16 +688,7 @@ static void symcache_store(struct prof_symbolizer *s, struct elfobj *o, uint32_t
 				      f->name);
 		}
 	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		int ok = write(fd, b.data, b.len) == (ssize_t)b.len;
-
-		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
-			tmp[0] = 0;
-		if (tmp[0])
-			unlink(tmp);
-	}
+	write_private_file(path, &b);
 	prof_buf_release(&b);
 }
 
@@ -1100,10 +1109,9 @@ static const char *kmap_find(const struct prof_symbolizer *s, uint64_t addr)
 
 static void kcache_store(struct prof_symbolizer *s)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	struct prof_buf b = PROF_BUF_INIT;
 	uint64_t count = s->nksyms, off;
-	int fd;
 
 	if (kcache_path(path, sizeof(path), 1) != 0)
 		return;
@@ -1118,16 +1126,7 @@ static void kcache_store(struct prof_symbolizer *s)
 	}
 	for (size_t i = 0; i < s->nksyms; i++)
 		prof_buf_add(&b, s->ksyms[i].name, strlen(s->ksyms[i].name) + 1);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		int ok = write(fd, b.data, b.len) == (ssize_t)b.len;
-
-		if (close(fd) == 0 && ok && rename(tmp, path) == 0)
-			tmp[0] = 0;
-		if (tmp[0])
-			unlink(tmp);
-	}
+	write_private_file(path, &b);
 	prof_buf_release(&b);
 }
 
