@@ -30,22 +30,14 @@ BYTES=$(wc -c <"$INPUT")
 LINES=$(wc -l <"$INPUT")
 echo "input: $INPUT: $BYTES bytes, $LINES lines; --width 1200, default minwidth 0.1 px"
 
-# measure NAME CMD...: run once, keep the best wall time per NAME in
-# $WORK/NAME.best as "wall user sys maxrss_kb".
+BENCH=flame.sh
+. "$TOP/tests/bench/lib.sh"
+
+# measure NAME CMD...: bench_measure, plus the SVG's size and frame count.
 measure() {
-	name=$1
-	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$WORK/$name.time" "$@" >"$WORK/$name.svg" 2>"$WORK/$name.err" || {
-		echo "flame.sh: $name failed: $(tail -n 3 "$WORK/$name.err")" >&2
-		exit 1
-	}
-	tail -n 1 "$WORK/$name.time" >"$WORK/$name.last"
-	if [ ! -f "$WORK/$name.best" ] ||
-	   awk 'NR == FNR { w = $1; next } { exit !(w < $1) }' "$WORK/$name.last" "$WORK/$name.best"; then
-		cp "$WORK/$name.last" "$WORK/$name.best"
-	fi
-	wc -c <"$WORK/$name.svg" >"$WORK/$name.size"
-	grep -c '<rect' "$WORK/$name.svg" >"$WORK/$name.rects" || true
+	bench_measure "$@"
+	wc -c <"$WORK/$1.out" >"$WORK/$1.size"
+	grep -c '<rect' "$WORK/$1.out" >"$WORK/$1.rects" || true
 }
 
 r=1

@@ -32,31 +32,18 @@ export LC_ALL=C
 BYTES=$(wc -c <"$INPUT")
 echo "input: $INPUT: $BYTES bytes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# measure NAME CMD...: run once, keep the best wall time per NAME in
-# $WORK/NAME.best as "wall user sys maxrss_kb"; output in $WORK/NAME.out.
-measure() {
-	name=$1
-	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || {
-		echo "fold.sh: $name failed: $(tail -n 3 "$WORK/$name.err")" >&2
-		exit 1
-	}
-	tail -n 1 "$WORK/$name.time" >"$WORK/$name.last"
-	if [ ! -f "$WORK/$name.best" ] ||
-	   awk 'NR == FNR { w = $1; next } { exit !(w < $1) }' "$WORK/$name.last" "$WORK/$name.best"; then
-		cp "$WORK/$name.last" "$WORK/$name.best"
-	fi
-}
+BENCH=fold.sh
+. "$TOP/tests/bench/lib.sh"
 
 r=1
 while [ $r -le "$ROUNDS" ] || { [ -n "$FLAMEGRAPH_DIR" ] && [ $r -le "$PERL_ROUNDS" ]; }; do
 	if [ $r -le "$ROUNDS" ]; then
 		for j in $JOBS; do
-			measure "proffold-j$j" "$BIN/proffold" --no-header -j "$j" "$INPUT"
+			bench_measure "proffold-j$j" "$BIN/proffold" --no-header -j "$j" "$INPUT"
 		done
 	fi
 	if [ -n "$FLAMEGRAPH_DIR" ] && [ $r -le "$PERL_ROUNDS" ]; then
-		measure stackcollapse-perf.pl perl "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" "$INPUT"
+		bench_measure stackcollapse-perf.pl perl "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" "$INPUT"
 	fi
 	r=$((r + 1))
 done
