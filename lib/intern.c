@@ -109,21 +109,22 @@ static char *store(struct prof_intern *t, const char *s, size_t len)
 	return dst;
 }
 
-static void rehash(struct prof_intern *t)
+void prof_hash_slots_grow(uint32_t **slots, size_t *nslots, const uint64_t *hashes,
+			  size_t count)
 {
-	size_t n = t->nslots ? t->nslots * 2 : 1024, i;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
+	size_t n = *nslots ? *nslots * 2 : 1024, i;
+	uint32_t *grown = xcalloc(n, sizeof(*grown));
 
-	for (i = 0; i < t->count; i++) {
-		size_t j = t->hashes[i] & (n - 1);
+	for (i = 0; i < count; i++) {
+		size_t j = hashes[i] & (n - 1);
 
-		while (slots[j])
+		while (grown[j])
 			j = (j + 1) & (n - 1);
-		slots[j] = (uint32_t)i + 1;
+		grown[j] = (uint32_t)i + 1;
 	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
+	free(*slots);
+	*slots = grown;
+	*nslots = n;
 }
 
 uint32_t prof_intern_hashed(struct prof_intern *t, const char *s, size_t len, uint64_t hash)
@@ -132,7 +133,7 @@ uint32_t prof_intern_hashed(struct prof_intern *t, const char *s, size_t len, ui
 	uint32_t id;
 
 	if (t->count * 2 >= t->nslots)
-		rehash(t);
+		prof_hash_slots_grow(&t->slots, &t->nslots, t->hashes, t->count);
 	j = hash & (t->nslots - 1);
 	while ((id = t->slots[j]) != 0) {
 		id--;

@@ -58,6 +58,14 @@ void prof_intern_release(struct prof_intern *t);
 /* The hash function used by the table (fast, 64-bit, seedless). */
 uint64_t prof_hash(const void *p, size_t len);
 
+/*
+ * Double an open-addressing slot array (to at least 1024 slots) and
+ * re-insert entries 0..count-1 by their hashes; a slot holds id + 1, 0 is
+ * empty, probing is linear. Shared by the intern and the stack table.
+ */
+void prof_hash_slots_grow(uint32_t **slots, size_t *nslots, const uint64_t *hashes,
+			  size_t count);
+
 /* Combine a running hash with one 32-bit value (for id sequences). */
 static inline uint64_t prof_hash_mix(uint64_t h, uint32_t v)
 {

@@ -37,23 +37,6 @@ static uint64_t hash_frames(const uint32_t *frames, size_t depth)
 	return h;
 }
 
-static void rehash(struct prof_stacks *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 1024, i;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-
-	for (i = 0; i < t->count; i++) {
-		size_t j = t->hashes[i] & (n - 1);
-
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-}
-
 uint32_t prof_stacks_intern(struct prof_stacks *t, const uint32_t *frames, size_t depth)
 {
 	uint64_t hash = hash_frames(frames, depth);
@@ -61,7 +44,7 @@ uint32_t prof_stacks_intern(struct prof_stacks *t, const uint32_t *frames, size_
 	uint32_t id;
 
 	if (t->count * 2 >= t->nslots)
-		rehash(t);
+		prof_hash_slots_grow(&t->slots, &t->nslots, t->hashes, t->count);
 	j = hash & (t->nslots - 1);
 	while ((id = t->slots[j]) != 0) {
 		id--;
