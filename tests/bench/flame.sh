@@ -12,26 +12,13 @@
 # flamegraph.pl's, SVG no larger than flamegraph.pl's at the same minwidth.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${BIN:-$TOP/bin}
-case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
-ROUNDS=${ROUNDS:-3}
-PERL_ROUNDS=${PERL_ROUNDS:-1}
-if [ -z "${FLAMEGRAPH_DIR+x}" ]; then
-	FLAMEGRAPH_DIR=
-	[ -f "$TOP/../ref/FlameGraph/flamegraph.pl" ] && FLAMEGRAPH_DIR=$TOP/../ref/FlameGraph
-fi
-[ -x "$BIN/profflame" ] || { echo "flame.sh: $BIN/profflame: build it first (make)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "flame.sh: needs /usr/bin/time (package time)" >&2; exit 1; }
+BENCH=flame.sh
+. "$TOP/tests/bench/lib.sh"
+bench_setup profflame flamegraph.pl
 INPUT=${INPUT:-$(sh "$TOP/tests/bench/mkfolded.sh")}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/flamebench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-export LC_ALL=C
 BYTES=$(wc -c <"$INPUT")
 LINES=$(wc -l <"$INPUT")
 echo "input: $INPUT: $BYTES bytes, $LINES lines; --width 1200, default minwidth 0.1 px"
-
-BENCH=flame.sh
-. "$TOP/tests/bench/lib.sh"
 
 # measure NAME CMD...: bench_measure, plus the SVG's size and frame count.
 measure() {

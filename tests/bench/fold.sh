@@ -14,26 +14,13 @@
 # RSS < 64 MB, >= 1.6x faster at -j 2 than -j 1 on 2 cores.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${BIN:-$TOP/bin}
-case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
-ROUNDS=${ROUNDS:-3}
-PERL_ROUNDS=${PERL_ROUNDS:-1}
-JOBS=${JOBS:-1 2}
-if [ -z "${FLAMEGRAPH_DIR+x}" ]; then
-	FLAMEGRAPH_DIR=
-	[ -f "$TOP/../ref/FlameGraph/stackcollapse-perf.pl" ] && FLAMEGRAPH_DIR=$TOP/../ref/FlameGraph
-fi
-[ -x "$BIN/proffold" ] || { echo "fold.sh: $BIN/proffold: build it first (make)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "fold.sh: needs /usr/bin/time (package time)" >&2; exit 1; }
-INPUT=${INPUT:-$(sh "$TOP/tests/bench/mkperf.sh")}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/foldbench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-export LC_ALL=C
-BYTES=$(wc -c <"$INPUT")
-echo "input: $INPUT: $BYTES bytes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-
 BENCH=fold.sh
 . "$TOP/tests/bench/lib.sh"
+bench_setup proffold stackcollapse-perf.pl
+JOBS=${JOBS:-1 2}
+INPUT=${INPUT:-$(sh "$TOP/tests/bench/mkperf.sh")}
+BYTES=$(wc -c <"$INPUT")
+echo "input: $INPUT: $BYTES bytes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 r=1
 while [ $r -le "$ROUNDS" ] || { [ -n "$FLAMEGRAPH_DIR" ] && [ $r -le "$PERL_ROUNDS" ]; }; do

@@ -1,6 +1,27 @@
-# Shared helpers of the benchmark scripts (tests/bench/*.sh). Source it
-# after setting WORK (a scratch directory) and BENCH (the script's name,
-# for messages).
+# Shared helpers of the benchmark scripts (tests/bench/*.sh) that compare
+# a tool with a FlameGraph script. Source it after setting TOP (the
+# repository) and BENCH (the script's name, for messages), then call
+# bench_setup.
+
+# bench_setup TOOL PERL_SCRIPT: BIN (default TOP/bin) must hold TOOL;
+# ROUNDS and PERL_ROUNDS get their defaults (3 and 1); FLAMEGRAPH_DIR
+# defaults to ../ref/FlameGraph when it holds PERL_SCRIPT (empty: ours
+# alone); WORK is a scratch directory removed at exit.
+bench_setup() {
+	BIN=${BIN:-$TOP/bin}
+	case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
+	ROUNDS=${ROUNDS:-3}
+	PERL_ROUNDS=${PERL_ROUNDS:-1}
+	if [ -z "${FLAMEGRAPH_DIR+x}" ]; then
+		FLAMEGRAPH_DIR=
+		[ -f "$TOP/../ref/FlameGraph/$2" ] && FLAMEGRAPH_DIR=$TOP/../ref/FlameGraph
+	fi
+	[ -x "$BIN/$1" ] || { echo "$BENCH: $BIN/$1: build it first (make)" >&2; exit 1; }
+	[ -x /usr/bin/time ] || { echo "$BENCH: needs /usr/bin/time (package time)" >&2; exit 1; }
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX")
+	trap 'rm -rf "$WORK"' EXIT
+	export LC_ALL=C
+}
 
 # bench_measure NAME CMD...: run CMD once under /usr/bin/time, its stdout
 # in $WORK/NAME.out; keep the run with the least wall time per NAME in
