@@ -125,7 +125,7 @@ check: deps
 	@$(MAKE) --no-print-directory tests-build
 	@$(MAKE) --no-print-directory tests-build BUILD=$(SAN_BUILD) BINDIR=$(SAN_BUILD)/bin \
 		SANITIZE=address,undefined
-	@./tests/check.sh $(BUILD) $(BINDIR) $(SAN_BUILD) $(SAN_BUILD)/bin
+	@MAKE="$(MAKE)" ./tests/check.sh $(BUILD) $(BINDIR) $(SAN_BUILD) $(SAN_BUILD)/bin
 
 demo: deps all
 	@./scripts/demo.sh $(BINDIR)
@@ -140,12 +140,20 @@ bench: all
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
+# Every directory install may create, parents first. Those it did create
+# are listed in $(INSTALLED_DIRS) so that uninstall removes them again
+# (when empty), and only them.
+INSTALL_DIRS := $(PREFIX) $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/lib/proftools \
+	$(PREFIX)/share $(PREFIX)/share/man $(PREFIX)/share/man/man1 $(PREFIX)/share/man/man5 \
+	$(PREFIX)/share/bash-completion $(PREFIX)/share/bash-completion/completions \
+	$(PREFIX)/share/zsh $(PREFIX)/share/zsh/site-functions
+INSTALLED_DIRS := $(DESTDIR)$(PREFIX)/lib/proftools/installed-dirs
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/proftools \
-		$(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	@created=; for d in $(INSTALL_DIRS); do \
+		[ -d "$(DESTDIR)$$d" ] || created="$$created $$d"; done; \
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS)) || exit 1; \
+	old=; [ -f $(INSTALLED_DIRS) ] && old=$$(cat $(INSTALLED_DIRS)); \
+	printf '%s\n' $$old $$created | sed '/^$$/d' | sort -u >$(INSTALLED_DIRS)
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(INSTALL_LIBS),install -m 644 $(INSTALL_LIBS) $(DESTDIR)$(PREFIX)/lib/proftools/)
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -159,11 +167,14 @@ install: all
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/proftools/,$(notdir $(INSTALL_LIBS)))
-	-rmdir $(DESTDIR)$(PREFIX)/lib/proftools 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(MAN5)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(TOOLS))
 	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_proftools
+	@created=; [ -f $(INSTALLED_DIRS) ] && created=$$(sort -r $(INSTALLED_DIRS)); \
+	rm -f $(INSTALLED_DIRS); \
+	for d in $$created; do rmdir "$(DESTDIR)$$d" 2>/dev/null || :; done; \
+	rmdir $(DESTDIR)$(PREFIX)/lib/proftools 2>/dev/null || :
 
 lint-man:
 	mandoc -Tlint -W warning $(MAN1) $(MAN5)

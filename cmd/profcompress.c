@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -54,19 +55,19 @@ static const char help_text[] =
 	"  -l, --list              list the codecs of this build with versions\n"
 	"  -o, --output FILE       write to FILE (atomically) instead of stdout\n"
 	"      --pareto            flag rows on the ratio/speed Pareto frontier\n"
-	"  -q, --quiet             no warnings about suspect timings\n"
+	"  -q, --quiet             no warnings about suspect timings, no progress\n"
 	"      --recommend EXPR    print the best-ratio codec meeting EXPR,\n"
 	"                          e.g. 'cspeed>=200,dspeed>=1000'\n"
 	"      --stat STAT         min (default), median or mean of the batches\n"
 	"  -T, --threads N         N threads share the blocks (default 1)\n"
 	"  -t, --time SECONDS      timed work per cell and direction (default 1)\n"
-	"  -v, --verbose           progress on stderr\n"
+	"  -v, --verbose           how each cell was timed, on stderr\n"
 	"  -h, --help              this help\n"
 	"\n"
 	"Aliases: fast, default (used without -e), all; see profcompress(1).\n"
 	"Compressed inputs (gzip, zstd, lz4) are decompressed first: the\n"
 	"benchmark runs on their content (except with --decode-only).\n"
-	"Exit status: 0 ok, 1 a codec failed or an input could not be read,\n"
+	"Exit status: 0 ok, 1 a codec failed or an input was unreadable or empty,\n"
 	"2 usage error.\n";
 
 enum {
@@ -535,13 +536,104 @@ static void level_text(const struct row *r, char *buf, size_t n)
 		snprintf(buf, n, "%d", r->level);
 }
 
+/* "codec" or "codec:level", as -e spells a cell. */
+static void cell_name(const struct prof_codec *c, int level, char *buf, size_t n)
+{
+	if (level == PROF_CODEC_NOLEVEL)
+		snprintf(buf, n, "%s", c->name);
+	else
+		snprintf(buf, n, "%s:%d", c->name, level);
+}
+
+/*
+ * Progress on stderr when it is a terminal (and not -q): one line, "cell
+ * n/N: input: codec:level", rewritten in place with \r and blanked out
+ * before any other message and at the end. Nothing otherwise.
+ */
+static struct {
+	int on;
+	size_t done, total;	/* cells started (or skipped), cells in all */
+	size_t shown;		/* length of the line on the terminal, 0: none */
+	size_t width;		/* the terminal's columns */
+	char line[256];		/* the current cell's line */
+	size_t len;
+} progress;
+
+static void progress_init(size_t total)
+{
+	struct winsize ws;
+
+	progress.on = prof_verbosity > 0 && isatty(STDERR_FILENO);
+	progress.total = total;
+	progress.width = 80;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		progress.width = ws.ws_col;
+}
+
+/* Blank out the progress line (before a message, and at the end). */
+static void progress_clear(void)
+{
+	if (!progress.shown)
+		return;
+	fprintf(stderr, "\r%*s\r", (int)progress.shown, "");
+	progress.shown = 0;
+}
+
+/* (Re)draw the current cell's line over what is shown. */
+static void progress_show(void)
+{
+	if (!progress.on || !progress.len)
+		return;
+	fprintf(stderr, "\r%.*s%*s", (int)progress.len, progress.line,
+		(int)(progress.shown > progress.len ? progress.shown - progress.len : 0), "");
+	progress.shown = progress.len;
+}
+
+/* The next cell starts: show it. */
+static void progress_cell(const char *input, const struct prof_codec *c, int level)
+{
+	char cell[64];
+	int n;
+
+	progress.done++;
+	if (!progress.on)
+		return;
+	cell_name(c, level, cell, sizeof(cell));
+	n = snprintf(progress.line, sizeof(progress.line), "%s: cell %zu/%zu: %s: %s",
+		     prof_progname, progress.done, progress.total, input, cell);
+	progress.len = n < 0 ? 0 : (size_t)n >= sizeof(progress.line)
+		? sizeof(progress.line) - 1 : (size_t)n;
+	/* One terminal line, or \r would not get back to its start. */
+	if (progress.len >= progress.width)
+		progress.len = progress.width - 1;
+	progress_show();
+}
+
 static void cell_failed(const char *input, const struct prof_codec *c, int level,
 			const char *what, const char *why)
 {
+	progress_clear();
 	if (level == PROF_CODEC_NOLEVEL)
 		prof_warn("%s: %s: %s failed: %s", input, c->name, what, why);
 	else
 		prof_warn("%s: %s:%d: %s failed: %s", input, c->name, level, what, why);
+}
+
+/* -vv: how one side of a cell was timed. */
+static void timing_info(const char *input, const struct prof_codec *c, int level,
+			const char *what, const struct prof_bench_result *res)
+{
+	char cell[64];
+
+	if (prof_verbosity < 2)
+		return;
+	progress_clear();
+	cell_name(c, level, cell, sizeof(cell));
+	prof_info(2, "%s: %s: %s: %llu batch%s, %llu iteration%s, %.3g s per iteration",
+		  input, cell, what, (unsigned long long)res->batches,
+		  res->batches == 1 ? "" : "es", (unsigned long long)res->iterations,
+		  res->iterations == 1 ? "" : "s", res->wall_s);
+	progress_show();
 }
 
 /* Make sure the compressed buffer can hold every block at this codec's bound. */
@@ -605,10 +697,10 @@ static void bench_cell(struct work *w, const struct cell_spec *cs, const char *i
 	r->cmem = r->dmem = -1;
 	r->status = ST_COMP_ERROR;
 
+	progress_cell(input, cs->codec, cs->level);
 	layout_compressed(w, cs->codec, cs->level);
 	if (contexts_new(w, cs->codec, cs->level, input, o))
 		return;
-	prof_info(2, "%s: %s %d", input, cs->codec->name, cs->level);
 
 	/* compression */
 	if (prof_bench_run(&bo, compress_iteration, w, &res) != 0) {
@@ -622,6 +714,7 @@ static void bench_cell(struct work *w, const struct cell_spec *cs, const char *i
 	r->cspeed = mb_per_s(w->len, res.wall_s);
 	r->ccpu = mb_per_s(w->len, res.cpu_s);
 	r->suspect_c = res.suspect;
+	timing_info(input, cs->codec, cs->level, "compression", &res);
 
 	/* decompression: verified once before and once after the timed runs */
 	r->status = ST_DECOMP_ERROR;
@@ -650,6 +743,7 @@ static void bench_cell(struct work *w, const struct cell_spec *cs, const char *i
 	r->dcpu = mb_per_s(w->len, res.cpu_s);
 	r->suspect_d = res.suspect;
 	r->status = ST_OK;
+	timing_info(input, cs->codec, cs->level, "decompression", &res);
 out:
 	r->cmem = prof_codec_comp_mem(w->ctx[0]);
 	r->dmem = r->status == ST_COMP_ERROR ? -1 : prof_codec_decomp_mem(w->ctx[0]);
@@ -683,6 +777,7 @@ static void bench_decode_only(struct work *w, const struct cell_spec *cs, const 
 	r->status = ST_DECOMP_ERROR;
 
 	w->threads = 1;
+	progress_cell(input, cs->codec, PROF_CODEC_NOLEVEL);
 	if (contexts_new(w, cs->codec, PROF_CODEC_NOLEVEL, input, o))
 		return;
 	for (;;) {
@@ -733,6 +828,7 @@ static void bench_decode_only(struct work *w, const struct cell_spec *cs, const 
 			r->dcpu = mb_per_s(got, res.cpu_s);
 			r->suspect_d = res.suspect;
 			r->status = ST_OK;
+			timing_info(input, cs->codec, PROF_CODEC_NOLEVEL, "decompression", &res);
 		}
 		w->src = saved;
 		w->len = saved_len;
@@ -774,9 +870,11 @@ static void bench_input(const struct options *o, const struct selection *sel,
 	if (w.threads > nb) {
 		static int warned;
 
-		if (!warned++ && !o->decode_only)
+		if (!warned++ && !o->decode_only) {
+			progress_clear();
 			prof_warn("%s: only %zu block%s for %u threads: use -b to split the input",
 				  name, nb, nb == 1 ? "" : "s", o->threads);
+		}
 		w.threads = (unsigned)nb;
 	}
 	w.ctx = xcalloc(o->threads, sizeof(*w.ctx));
@@ -1164,7 +1262,7 @@ int main(int argc, char **argv)
 	o.seconds = 1;
 	o.stat = PROF_BENCH_MIN;
 	o.threads = 1;
-	while ((opt = getopt_long(argc, argv, "b:D:e:hlo:qT:t:v", long_options, NULL)) != -1) {
+	while ((opt = prof_getopt_long(argc, argv, "b:D:e:hlo:qT:t:v", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			if (prof_parse_size(optarg, &o.block) || o.block == 0)
@@ -1230,7 +1328,8 @@ int main(int argc, char **argv)
 						 optarg);
 			break;
 		case PROF_OPT_LIST_OPTIONS:
-			prof_list_options(long_options);
+			prof_list_option_values(long_options, (const struct prof_option_values[]){
+				{ "stat", "min,median,mean" }, { NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
 		}
@@ -1292,17 +1391,30 @@ int main(int argc, char **argv)
 	prof_meta_format(&run, &meta);
 	prof_meta_format(&libs, &meta);
 
+	progress_init((o.join ? 1 : (size_t)nfiles) * sel.n);
 	for (int i = 0; i < nfiles; i++) {
 		const char *path = files[i];
 		const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 		struct prof_meta im = PROF_META_INIT;
 		char hex[65], key[64];
 		size_t len;
-		char *data = o.decode_only ? read_raw(path, &len) : prof_read_file(path, &len);
+		char *data;
 		char *safe;
 
+		progress_clear();	/* read errors are reported on a line of their own */
+		data = o.decode_only ? read_raw(path, &len) : prof_read_file(path, &len);
+
+		if (data && len == 0) {
+			/* Nothing to time: ratios and speeds would be meaningless. */
+			progress_clear();
+			prof_warn("%s: empty input", name);
+			free(data);
+			data = NULL;
+		}
 		if (!data) {
 			rval = PROF_EXIT_FAIL;
+			if (!o.join)
+				progress.done += sel.n;
 			continue;
 		}
 		prof_sha256_hex(data, len, hex);
@@ -1352,6 +1464,7 @@ int main(int argc, char **argv)
 		free(joined);
 	}
 
+	progress_clear();
 	for (size_t i = 0; i < rows.n; i++)
 		if (rows.v[i].status != ST_OK)
 			rval = PROF_EXIT_FAIL;
@@ -1366,8 +1479,11 @@ int main(int argc, char **argv)
 				  nsus, nsus == 1 ? "" : "s");
 	}
 
-	/* The table goes to -o, or to stdout unless --recommend owns stdout. */
-	if (!o.recommend || outpath) {
+	/*
+	 * The table goes to -o, or to stdout unless --recommend owns stdout;
+	 * none when no input could be benchmarked (-o's file is left alone).
+	 */
+	if ((!o.recommend || outpath) && (rows.n || rval == PROF_EXIT_OK)) {
 		out = prof_output_open(outpath, PROF_OUT_ATOMIC, PROF_COMP_NONE);
 		if (!out)
 			return PROF_EXIT_FAIL;

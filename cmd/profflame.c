@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "error.h"
+#include "buf.h"
 #include "flame.h"
 #include "input.h"
 #include "meta.h"
@@ -53,11 +54,13 @@ static const char help_text[] =
 	"      --factor F         multiply counts by F in tooltips\n"
 	"      --total N          the 100% width, when larger than the sum of counts\n"
 	"      --notes TEXT       embed TEXT in an XML comment\n"
+	"      --encoding UTF-8   accepted for flamegraph.pl; the SVG is always UTF-8\n"
 	"Colours:\n"
 	"      --colors PALETTE   hot (default), mem, io, wakeup, chain, java, js, perl,\n"
 	"                         red, green, blue, aqua, yellow, purple, orange\n"
 	"      --bgcolors COLOR   yellow, blue, green, grey or #rrggbb\n"
 	"      --hash             colour by a hash of the name\n"
+	"      --random           a random colour for every frame\n"
 	"      --cp               consistent palette: reuse and update palette.map\n"
 	"      --palette-file F   consistent palette kept in F (implies --cp)\n"
 	"      --nameattr FILE    per-function attributes (NAME<TAB>key=value...)\n"
@@ -67,7 +70,7 @@ static const char help_text[] =
 	"      --flamechart       input order is time: no sorting, only adjacent merging\n"
 	"      --base FUNC        root the graph at FUNC (stacks without it dropped)\n"
 	"Differential (red grew, blue shrank; widths are AFTER):\n"
-	"      --diff             two files BEFORE AFTER instead of two-count input\n"
+	"      --diff             two files BEFORE AFTER, or one two-count input\n"
 	"  -n, --normalize        scale BEFORE to AFTER's total first\n"
 	"      --negate           swap the hues\n"
 	"  -h, --help             this help\n"
@@ -79,9 +82,9 @@ static const char help_text[] =
 
 enum {
 	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
-	OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
+	OPT_ENCODING, OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
 	OPT_HASH, OPT_HEIGHT, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
-	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_REVERSE, OPT_SUBTITLE,
+	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_RANDOM, OPT_REVERSE, OPT_SUBTITLE,
 	OPT_TITLE, OPT_TOTAL, OPT_WIDTH,
 };
 
@@ -92,6 +95,7 @@ static const struct option longopts[] = {
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
 	{ "cp", no_argument, NULL, OPT_CP },
 	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "encoding", required_argument, NULL, OPT_ENCODING },
 	{ "factor", required_argument, NULL, OPT_FACTOR },
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
@@ -113,6 +117,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "palette-file", required_argument, NULL, OPT_PALFILE },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "random", no_argument, NULL, OPT_RANDOM },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
 	{ "title", required_argument, NULL, OPT_TITLE },
@@ -153,7 +158,11 @@ static int ends_with_ci(const char *s, const char *suffix)
 	return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-/* Read one input into t; returns 0 or -1 (reported). */
+/*
+ * Read one input into t. Returns 0; -1 if some lines were malformed (they
+ * are reported and skipped, the rest is drawn); -2 if the input could not
+ * be opened or read to its end (reported): then nothing is drawn.
+ */
 static int read_input(const char *path, struct prof_stacks *t, struct prof_meta *meta,
 		      struct prof_flame_seq *seq, struct prof_folded_stats *st)
 {
@@ -161,8 +170,10 @@ static int read_input(const char *path, struct prof_stacks *t, struct prof_meta 
 	int r;
 
 	if (!lr)
-		return -1;
+		return -2;
 	r = prof_flame_read(lr, t, meta, seq, st);
+	if (prof_lines_failed(lr))
+		r = -2;
 	prof_lines_close(lr);
 	return r;
 }
@@ -204,13 +215,14 @@ int main(int argc, char **argv)
 	int have_palmap = 0, have_nameattr = 0;
 	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
 	const char *bgcolors = NULL, *countname = NULL;
-	int diff_files = 0, normalize = 0, reverse = 0, use_cp = 0, rval = 0, diff, c, i;
+	int diff_files = 0, normalize = 0, reverse = 0, use_cp = 0, rval = 0, diff, c, i, r;
+	int unreadable = 0;
 	char c1[8], c2[8];
 
 	prof_set_progname(argv[0]);
 	prof_flame_opts_init(&o);
 	o.width = 0;	/* fluid unless --width */
-	while ((c = getopt_long(argc, argv, "hno:q", longopts, NULL)) != -1) {
+	while ((c = prof_getopt_long(argc, argv, "hno:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BASE:
 			base.names = xreallocarray(base.names, base.n + 1, sizeof(*base.names));
@@ -223,8 +235,16 @@ int main(int argc, char **argv)
 			bgcolors = optarg;
 			break;
 		case OPT_COLORS:
-			if (prof_flame_palette_parse(optarg, &o.palette))
-				prof_usage_error(synopsis, "--colors: unknown palette \"%s\"", optarg);
+			if (prof_flame_palette_parse(optarg, &o.palette)) {
+				struct prof_buf names = PROF_BUF_INIT;
+				const char *name;
+				size_t k;
+
+				for (k = 0; (name = prof_flame_palette_name(k)) != NULL; k++)
+					prof_buf_addf(&names, "%s%s", k ? ", " : "", name);
+				prof_usage_error(synopsis, "--colors: unknown palette \"%s\" (one of %s)",
+						 optarg, names.data);
+			}
 			break;
 		case OPT_COUNTNAME:
 			countname = optarg;
@@ -234,6 +254,13 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DIFF:
 			diff_files = 1;
+			break;
+		case OPT_ENCODING:
+			/* names are read and written as UTF-8, so no other label is true */
+			if (strcasecmp(optarg, "UTF-8") && strcasecmp(optarg, "UTF8"))
+				prof_usage_error(synopsis, "--encoding: the SVG is always UTF-8; convert "
+						 "the input first: iconv -f %s -t UTF-8 FILE | profflame",
+						 optarg);
 			break;
 		case OPT_FACTOR:
 			o.factor = positive("factor", optarg);
@@ -307,6 +334,9 @@ int main(int argc, char **argv)
 			palfile = optarg;
 			use_cp = 1;
 			break;
+		case OPT_RANDOM:
+			o.random = 1;
+			break;
 		case OPT_REVERSE:
 			reverse = 1;
 			break;
@@ -336,16 +366,25 @@ int main(int argc, char **argv)
 		case 'q':
 			prof_verbosity = 0;
 			break;
-		case PROF_OPT_LIST_OPTIONS:
-			prof_list_options(longopts);
+		case PROF_OPT_LIST_OPTIONS: {
+			struct prof_buf pal = PROF_BUF_INIT;
+			const char *pname;
+
+			for (size_t k = 0; (pname = prof_flame_palette_name(k)) != NULL; k++)
+				prof_buf_addf(&pal, "%s%s", k ? "," : "", pname);
+			prof_list_option_values(longopts, (const struct prof_option_values[]){
+				{ "colors", pal.data }, { "format", "svg,html" },
+				{ "bgcolors", "yellow,blue,green,grey" }, { NULL, NULL } });
+		}
 		default:
 			prof_usage_error(synopsis, NULL);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (diff_files && argc != 2)
-		prof_usage_error(synopsis, "--diff needs two files: BEFORE AFTER");
+	if (diff_files && argc > 2)
+		prof_usage_error(synopsis, "--diff takes two files BEFORE AFTER, or one "
+				 "differential input (\"stack BEFORE AFTER\" lines)");
 	if (diff_files && o.flamechart)
 		prof_usage_error(synopsis, "--diff and --flamechart cannot be combined");
 	if (format)
@@ -360,14 +399,17 @@ int main(int argc, char **argv)
 
 	/* read */
 	prof_stacks_init(&t, 2);
-	if (diff_files) {
+	if (diff_files && argc == 2) {
 		struct prof_stacks side[2];
 		struct prof_folded_stats sst[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 
 		for (i = 0; i < 2; i++) {
 			prof_stacks_init(&side[i], 2);
-			if (read_input(argv[i], &side[i], &meta, NULL, &sst[i]))
+			r = read_input(argv[i], &side[i], &meta, NULL, &sst[i]);
+			if (r)
 				rval = 1;
+			if (r == -2)
+				unreadable = 1;
 			if (sst[i].ncounts == 2) {
 				prof_warn("%s: already differential (two counts per line); "
 					  "--diff takes two ordinary folded files", argv[i]);
@@ -380,18 +422,35 @@ int main(int argc, char **argv)
 		if (rval && (sst[0].ncounts == 2 || sst[1].ncounts == 2))
 			goto done;
 		st.ncounts = 2;
+		o.diff_before = argv[0];
+		o.diff_after = argv[1];
 	} else if (argc == 0) {
-		if (read_input(NULL, &t, &meta, seqp, &st))
+		r = read_input(NULL, &t, &meta, seqp, &st);
+		if (r)
 			rval = 1;
+		if (r == -2)
+			unreadable = 1;
 	} else {
 		for (i = 0; i < argc; i++) {
-			if (read_input(argv[i], &t, &meta, seqp, &st))
+			r = read_input(argv[i], &t, &meta, seqp, &st);
+			if (r)
 				rval = 1;
+			if (r == -2)
+				unreadable = 1;
 		}
 	}
+	/* an input missing: whatever the others hold would be a wrong picture */
+	if (unreadable)
+		goto done;
 	diff = st.ncounts == 2;
 	if (st.lines == 0) {
 		prof_warn("no stacks in the input: nothing to draw");
+		rval = 1;
+		goto done;
+	}
+	if (diff_files && !diff) {
+		prof_warn("--diff with one input needs its differential form (\"stack BEFORE "
+			  "AFTER\" lines); give two files BEFORE AFTER to compare them");
 		rval = 1;
 		goto done;
 	}
@@ -431,8 +490,8 @@ int main(int argc, char **argv)
 	if (o.total > 0 && o.total < g.sum)
 		prof_info(1, "--total %g is less than the sum of counts %g; ignored", o.total, g.sum);
 	if (g.too_deep)
-		prof_info(1, "%lu frames deeper than %u not drawn (--max-depth)", g.too_deep,
-			  o.maxdepth);
+		prof_info(1, "%lu frame%s deeper than %u not drawn (--max-depth)", g.too_deep,
+			  g.too_deep == 1 ? "" : "s", o.maxdepth);
 
 	if (use_cp) {
 		prof_flame_palmap_init(&palmap);

@@ -70,8 +70,8 @@ static const char help_text[] =
 "  -v, --verbose           more notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
-"Exit status: 0 success, 1 failure or malformed input (the rest is folded),\n"
-"2 usage error.\n";
+"Exit status: 0 success, 1 failure, malformed input (the rest is folded) or\n"
+"no sample in the time window, 2 usage error.\n";
 
 enum {
 	OPT_ADDRS = 0x100, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
@@ -131,6 +131,67 @@ struct config {
 	struct prof_top_opts top_opts;
 };
 
+/* What the time window kept, over all inputs with sample times. */
+struct window_seen {
+	unsigned long inputs;		/* perf script and profrec inputs */
+	unsigned long samples;		/* samples they gave in the window */
+	int have_span;
+	uint64_t lo_ns, hi_ns;		/* span of their sample times */
+};
+
+static void window_note(struct window_seen *w, unsigned long samples, int have, uint64_t lo,
+			uint64_t hi)
+{
+	w->inputs++;
+	w->samples += samples;
+	if (!have)
+		return;
+	if (!w->have_span || lo < w->lo_ns)
+		w->lo_ns = lo;
+	if (!w->have_span || hi > w->hi_ns)
+		w->hi_ns = hi;
+	w->have_span = 1;
+}
+
+/* Seconds, exact to the nanosecond: "0.5s", "12s", "0.00000015s". */
+static void add_secs(struct prof_buf *b, uint64_t ns)
+{
+	char frac[16];
+	size_t n;
+
+	prof_buf_addf(b, "%llu", (unsigned long long)(ns / 1000000000u));
+	if (ns % 1000000000u) {
+		snprintf(frac, sizeof(frac), "%09llu", (unsigned long long)(ns % 1000000000u));
+		for (n = strlen(frac); n > 0 && frac[n - 1] == '0'; n--)
+			frac[n - 1] = '\0';
+		prof_buf_addf(b, ".%s", frac);
+	}
+	prof_buf_addch(b, 's');
+}
+
+/* The window kept nothing: say what it was and what the input spans. */
+static void window_empty(const struct config *c, const struct window_seen *w)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+
+	add_secs(&b, c->perf.time_from_ns);
+	prof_buf_add(&b, "..", 2);
+	if (c->perf.time_to_ns == UINT64_MAX)
+		prof_buf_addstr(&b, "end");
+	else
+		add_secs(&b, c->perf.time_to_ns);
+	if (w->have_span) {
+		prof_buf_addstr(&b, "; the profile spans ");
+		add_secs(&b, w->lo_ns);
+		prof_buf_add(&b, "..", 2);
+		add_secs(&b, w->hi_ns);
+	} else {
+		prof_buf_addstr(&b, "; the input has no timed samples");
+	}
+	prof_warn("no samples in the window %s", prof_buf_cstr(&b));
+	prof_buf_release(&b);
+}
+
 #define BLOCK_SIZE (256u << 10)
 #define PEEK_SIZE (64u << 10)
 
@@ -141,13 +202,16 @@ static const char *perf_unit(const struct prof_perfscript_ctx *ctx,
 	static char buf[64];
 	size_t n;
 
-	if (counts || !st->weighted || !ctx->event)
+	if (counts || !st->weighted)
 		return "samples";
-	if (strcmp(ctx->event, "cpu-clock") == 0 || strcmp(ctx->event, "task-clock") == 0 ||
-	    strncmp(ctx->event, "cpu-clock:", 10) == 0 || strncmp(ctx->event, "task-clock:", 11) == 0)
+	if (!ctx->event)
+		return "events";	/* periods of an event perf did not name */
+	/* "cpu-clock", "cpu-clock:ppp", "cpu-clock/call-graph=fp/" */
+	n = strcspn(ctx->event, ":/");
+	if ((n == 9 && strncmp(ctx->event, "cpu-clock", 9) == 0) ||
+	    (n == 10 && strncmp(ctx->event, "task-clock", 10) == 0))
 		return "ns";
 	/* "cycles", "cycles:u" -> "cycles"; tracepoints and the rest: "events" */
-	n = strcspn(ctx->event, ":/");
 	if (n == 0 || n >= sizeof(buf) || strchr(ctx->event, '/'))
 		return "events";
 	memcpy(buf, ctx->event, n);
@@ -160,36 +224,49 @@ static void note_others(const char *event, int defaulted, const char *others,
 {
 	if (!others || !*others)
 		return;
-	prof_info(1, "note: folded only '%s' samples (%s); skipped %lu samples of: %s%s",
-		  event, defaulted ? "the first event" : "--event-filter", nsamples, others,
+	prof_info(1, "note: folded only '%s' samples (%s); skipped %lu sample%s of: %s%s",
+		  event, defaulted ? "the first event" : "--event-filter", nsamples,
+		  nsamples == 1 ? "" : "s", others,
 		  defaulted ? " (choose with --event-filter)" : "");
 }
 
 /*
- * Merge one input's metadata into the output's, with its unit: adding
- * profiles in different units is allowed but worth a warning.
+ * Add one input's metadata (its own pairs and what folding it set) to the
+ * output's. The output keeps what all inputs agree on: a key that is
+ * missing from an input or has another value there is dropped, except
+ * source, which becomes "merged". Adding profiles in different units is
+ * allowed but worth a warning.
  */
-static void merge_meta(struct prof_meta *meta, const struct prof_meta *in, const char *unit)
+static void merge_meta(struct prof_meta *meta, const struct prof_meta *in, int first)
 {
-	const char *old = prof_meta_get(meta, "unit");
-	char *prev = old ? xstrdup(old) : NULL;
+	size_t i = 0;
 
-	if (in)
+	if (first) {
 		prof_meta_merge(meta, in);
-	if (unit) {
-		if (prev && strcmp(prev, unit) != 0)
-			prof_warn("warning: inputs in different units (%s, %s) were added together",
-				  prev, unit);
-		prof_meta_set(meta, "unit", unit);
-	} else if (prev) {
-		prof_meta_set(meta, "unit", prev);
+		return;
 	}
-	free(prev);
+	while (i < meta->count) {
+		const char *key = meta->keys[i], *v = prof_meta_get(in, key);
+
+		if (v && strcmp(v, meta->values[i]) == 0) {
+			i++;
+		} else if (strcmp(key, "source") == 0) {
+			prof_meta_set(meta, key, "merged");
+			i++;
+		} else {
+			if (v && strcmp(key, "unit") == 0)
+				prof_warn("warning: inputs in different units (%s, %s) were added together",
+					  meta->values[i], v);
+			prof_meta_remove(meta, key);
+		}
+	}
 }
 
 static int fold_perf(struct config *c, struct prof_chunks *r, struct prof_stacks *t,
-		     struct prof_meta *meta, struct prof_perfscript_ctx *ctx, long jobs)
+		     struct prof_meta *meta, int first, struct prof_perfscript_ctx *ctx, long jobs,
+		     struct window_seen *win)
 {
+	struct prof_meta im = PROF_META_INIT;
 	struct prof_perfscript_stats st;
 	struct prof_buf others = PROF_BUF_INIT;
 	unsigned long skipped = 0;
@@ -218,23 +295,33 @@ static int fold_perf(struct config *c, struct prof_chunks *r, struct prof_stacks
 	if (c->perf.time_window && !ctx->time_known && st.outside_time)
 		prof_warn("%s: no sample times in the input: --time-from/--time-to dropped every sample",
 			  prof_chunks_name(r));
-	prof_info(2, "%s: %lu lines, %lu samples folded", prof_chunks_name(r), st.lines,
-		  st.samples);
-	merge_meta(meta, NULL, perf_unit(ctx, &st, c->perf.counts));
+	if (c->perf.time_window) {
+		/* times relative to the file's first sample, as the window is */
+		int have = st.have_times && ctx->time_known && st.time_min_ns >= ctx->time_base_ns;
+
+		window_note(win, st.samples, have, have ? st.time_min_ns - ctx->time_base_ns : 0,
+			    have ? st.time_max_ns - ctx->time_base_ns : 0);
+	}
+	prof_info(2, "%s: %lu line%s, %lu sample%s folded", prof_chunks_name(r), st.lines,
+		  st.lines == 1 ? "" : "s", st.samples, st.samples == 1 ? "" : "s");
+	prof_meta_set(&im, "unit", perf_unit(ctx, &st, c->perf.counts));
 	if (ctx->event)
-		prof_meta_set(meta, "event", ctx->event);
-	prof_meta_set(meta, "source", "perf-script");
+		prof_meta_set(&im, "event", ctx->event);
+	prof_meta_set(&im, "source", "perf-script");
+	merge_meta(meta, &im, first);
+	prof_meta_release(&im);
 	prof_buf_release(&others);
 	prof_perfscript_stats_release(&st);
 	return rval;
 }
 
 static int fold_profrec(struct config *c, struct prof_chunks *r, struct prof_stacks *t,
-			struct prof_meta *meta, char **event)
+			struct prof_meta *meta, int first, char **event, struct window_seen *win)
 {
 	struct prof_samples_stats st;
 	struct prof_meta in = PROF_META_INIT;
 	const char *unit;
+	char *own_unit = NULL;
 	int rval = 0;
 
 	memset(&st, 0, sizeof(st));
@@ -246,34 +333,55 @@ static int fold_profrec(struct config *c, struct prof_chunks *r, struct prof_sta
 		rval = 1;
 	note_others(st.event ? st.event : "?", !(c->samples.event_filter && *c->samples.event_filter),
 		    st.others, st.other_samples);
+	if (c->samples.time_window)
+		window_note(win, st.samples, st.have_times, st.time_min_ns, st.time_max_ns);
 	unit = c->samples.counts ? "samples" : prof_meta_get(&in, "unit");
-	merge_meta(meta, &in, unit ? unit : "ns");
+	if (unit && !c->samples.counts && strchr(unit, ',')) {
+		/* "event=cpu-clock,offcpu-time unit=ns,count": the folded event's */
+		int k = st.event ? prof_meta_list_index(prof_meta_get(&in, "event"), st.event) : -1;
+
+		unit = own_unit = k >= 0 ? prof_meta_list_item(unit, (size_t)k) : NULL;
+	}
+	prof_meta_set(&in, "unit", unit ? unit : "ns");
 	if (st.event) {
-		prof_meta_set(meta, "event", st.event);
+		prof_meta_set(&in, "event", st.event);
 		if (!*event)
 			*event = xstrdup(st.event);
 	}
-	prof_meta_set(meta, "source", "profrec");
+	prof_meta_set(&in, "source", "profrec");
+	merge_meta(meta, &in, first);
+	free(own_unit);
 	prof_meta_release(&in);
 	prof_samples_stats_release(&st);
 	return rval;
 }
 
+/* *from_profrec: set if the metadata says profrec made the stacks. */
 static int fold_folded(struct prof_chunks *r, struct prof_stacks *t, struct prof_meta *meta,
-		       int *ncounts)
+		       int first, int *ncounts, int *from_profrec)
 {
 	struct prof_meta in = PROF_META_INIT;
-	const char *unit;
+	const char *src;
 	int rval = 0, n = 0;
 
 	if (prof_samples_read_folded(r, t, &in, NULL, &n))
 		rval = 1;
 	if (n > *ncounts)
 		*ncounts = n;
-	unit = prof_meta_get(&in, "unit");
-	merge_meta(meta, &in, unit);
+	src = prof_meta_get(&in, "source");
+	if (src && strcmp(src, "profrec") == 0)
+		*from_profrec = 1;
+	merge_meta(meta, &in, first);
 	prof_meta_release(&in);
 	return rval;
+}
+
+/* A regular file, not standard input: it can be opened again. */
+static int is_regular(const char *path)
+{
+	struct stat sb;
+
+	return strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 static long default_jobs(const char *path)
@@ -318,20 +426,24 @@ int main(int argc, char **argv)
 	struct prof_stacks t, xt, *out_t = &t;
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_perfscript_ctx ctx;
+	struct window_seen win;
 	struct prof_output *o;
 	char *profrec_event = NULL, errbuf[256];
 	const char *const stdin_only[] = { "-" };
 	const char *const *inputs;
-	int ninputs, i, ch, rval = 0, ncounts = 1;
+	int ninputs, i, ch, rval = 0, ncounts = 1, nperf = 0, marked = 0, nmerged = 0;
+	struct prof_chunks **perf_r;
+	int *perf_i;
 	uint64_t u;
 	double d;
 
 	prof_set_progname(argv[0]);
 	memset(&c, 0, sizeof(c));
 	memset(&ctx, 0, sizeof(ctx));
+	memset(&win, 0, sizeof(win));
 	c.perf.time_to_ns = UINT64_MAX;
 	c.top_opts.threshold_pct = 5;
-	while ((ch = getopt_long(argc, argv, "ae:f:hj:o:qv", long_opts, NULL)) != -1) {
+	while ((ch = prof_getopt_long(argc, argv, "ae:f:hj:o:qv", long_opts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			c.perf.annotate_kernel = c.perf.annotate_jit = 1;
@@ -450,7 +562,9 @@ int main(int argc, char **argv)
 			c.top_opts.n = (size_t)u;
 			break;
 		case PROF_OPT_LIST_OPTIONS:
-			prof_list_options(long_opts);
+			prof_list_option_values(long_opts, (const struct prof_option_values[]){
+				{ "format", "auto,perf,profrec,folded" }, { "sort", "self,total" },
+				{ NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
 		}
@@ -472,30 +586,66 @@ int main(int argc, char **argv)
 		ninputs = 1;
 	}
 	prof_stacks_init(&t, 2);
+	/*
+	 * perf script inputs are folded last: when profrec profiles are
+	 * merged with them, their kernel frames are marked "_[k]" as profrec
+	 * marks them, so that a kernel function has one name.
+	 */
+	perf_r = xcalloc((size_t)ninputs, sizeof(*perf_r));
+	perf_i = xcalloc((size_t)ninputs, sizeof(*perf_i));
 	for (i = 0; i < ninputs; i++) {
 		struct prof_input *in = prof_input_open(inputs[i]);
 		struct prof_chunks *r;
-		enum format f;
 
 		if (!in) {
 			rval = 1;
 			continue;
 		}
 		r = prof_chunks_open(in, BLOCK_SIZE);
-		f = c.format != FMT_AUTO ? c.format : detect(r);
-		switch (f) {
+		switch (c.format != FMT_AUTO ? c.format : detect(r)) {
 		case FMT_PERF:
-			rval |= fold_perf(&c, r, &t, &meta, &ctx,
-					  c.jobs ? c.jobs : default_jobs(inputs[i]));
-			break;
+			/* a file is opened again later; a pipe is kept open */
+			perf_r[nperf] = is_regular(inputs[i]) ? NULL : r;
+			perf_i[nperf++] = i;
+			if (!perf_r[nperf - 1])
+				prof_chunks_close(r);
+			continue;
 		case FMT_PROFREC:
-			rval |= fold_profrec(&c, r, &t, &meta, &profrec_event);
+			rval |= fold_profrec(&c, r, &t, &meta, !nmerged++, &profrec_event, &win);
+			marked = 1;
 			break;
 		default:
-			rval |= fold_folded(r, &t, &meta, &ncounts);
+			rval |= fold_folded(r, &t, &meta, !nmerged++, &ncounts, &marked);
 			break;
 		}
 		prof_chunks_close(r);
+	}
+	if (nperf && marked && !c.perf.annotate_kernel) {
+		c.perf.annotate_kernel = 1;
+		prof_info(1, "note: perf script kernel frames marked _[k] as in the profrec input");
+	}
+	for (i = 0; i < nperf; i++) {
+		struct prof_chunks *r = perf_r[i];
+
+		if (!r) {
+			struct prof_input *in = prof_input_open(inputs[perf_i[i]]);
+
+			if (!in) {
+				rval = 1;
+				continue;
+			}
+			r = prof_chunks_open(in, BLOCK_SIZE);
+		}
+		rval |= fold_perf(&c, r, &t, &meta, !nmerged++, &ctx,
+				  c.jobs ? c.jobs : default_jobs(inputs[perf_i[i]]), &win);
+		prof_chunks_close(r);
+	}
+	free(perf_r);
+	free(perf_i);
+	/* Like grep finding nothing: the output is empty, the status 1. */
+	if (c.perf.time_window && win.inputs && !win.samples) {
+		window_empty(&c, &win);
+		rval = 1;
 	}
 	if (prof_transform_active(&c.xf)) {
 		prof_stacks_init(&xt, t.nweights);

@@ -37,10 +37,10 @@ extern char **environ;
 	"profgpu [-lqv] [-b backend[,backend]] [-c count] [-d duration]\n"      \
 	"               [-g index[,index]] [-i interval] [-o file] [--alert expr]\n" \
 	"               [--fail-on-alert] [--processes file] [--summary]\n"      \
-	"               [--tegrastats file] [--] [command [arg ...]]\n"
+	"               [--tegrastats file] [--] [command [arg ...]]"
 
 static const char help_text[] =
-	"usage: " SYNOPSIS
+	"usage: " SYNOPSIS "\n"
 	"Sample GPUs while command runs (or until interrupted) and write a TSV\n"
 	"timeline (prof-formats(5), schema profgpu-timeline).\n"
 	"\n"
@@ -768,7 +768,7 @@ int main(int argc, char **argv)
 	pg.backends = BE_ALL;
 	pg.interval_ns = 100000000ull;
 
-	while ((c = getopt_long(argc, argv, "+b:c:d:g:hi:lo:qv", long_options, NULL)) != -1) {
+	while ((c = prof_getopt_long(argc, argv, "+b:c:d:g:hi:lo:qv", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			pg.backends = parse_backends(optarg);
@@ -821,7 +821,8 @@ int main(int argc, char **argv)
 			pg.tegra_path = optarg;
 			break;
 		case PROF_OPT_LIST_OPTIONS:
-			prof_list_options(long_options);
+			prof_list_option_values(long_options, (const struct prof_option_values[]){
+				{ "backend", "nvml,amdgpu,tegrastats" }, { NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
 		}
@@ -856,8 +857,10 @@ int main(int argc, char **argv)
 	if (pg.procs_path) {
 		pg.procs_out = prof_output_open(pg.procs_path, PROF_OUT_STREAM,
 						prof_compression_from_suffix(pg.procs_path));
-		if (!pg.procs_out)
+		if (!pg.procs_out) {
+			prof_output_abort(pg.out);
 			return PROF_EXIT_FAIL;
+		}
 		prof_output_puts(pg.procs_out,
 				 prof_tsv_header(prof_tsv_schema_find("profgpu-processes")));
 	}
@@ -880,10 +883,15 @@ int main(int argc, char **argv)
 	prof_buf_release(&why);
 
 	if (argc) {
+		/* A table on stdout: the command's stdout goes to stderr. */
+		int to_stdout = !pg.output || strcmp(pg.output, "-") == 0 ||
+				(pg.procs_path && strcmp(pg.procs_path, "-") == 0);
+
 		/* Orphaned grandchildren stay in the tree --processes follows. */
 		if (pg.procs_out)
 			prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-		if (prof_child_spawn(&cmd, argv, NULL) < 0) {
+		if (prof_child_spawn_flags(&cmd, argv, NULL,
+					   to_stdout ? PROF_CHILD_STDOUT_TO_STDERR : 0) < 0) {
 			status = PROF_EXIT_FAIL;
 			goto out;
 		}

@@ -32,7 +32,7 @@
 #include "xalloc.h"
 
 #define SYNOPSIS "profheap [-fkqv] [-i interval] [-o dir] [-r report] [-S file] " \
-	"[-u fp|dwarf] [--no-follow-fork] [--sample[=bytes]] command [arg ...]"
+	"[-s bytes] [-u fp|dwarf] [--no-follow-fork] command [arg ...]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -46,8 +46,8 @@ static const char help_text[] =
 	"  -q, --quiet            no leak report or summary on stderr\n"
 	"  -r, --report WHAT      write folded stacks of WHAT to stdout:\n"
 	"                         alloc, count, leak, peak or temp\n"
-	"  -s, --sample[=BYTES]   Poisson sampling, one sample per BYTES allocated\n"
-	"                         on average (default 512K): estimates, low overhead\n"
+	"  -s, --sample BYTES     Poisson sampling, one sample per BYTES allocated\n"
+	"                         on average (512K is a good start): estimates\n"
 	"  -S, --suppressions FILE  LSAN-format leak suppressions (repeatable)\n"
 	"  -u, --unwind fp|dwarf  stack walking: frame pointers (default) or libunwind\n"
 	"  -v, --verbose          more detail on stderr\n"
@@ -231,9 +231,8 @@ static char *find_command(const char *cmd)
 	for (p = path;;) {
 		const char *c = strchr(p, ':');
 		size_t l = c ? (size_t)(c - p) : strlen(p);
-		char *full = xmalloc(l + strlen(cmd) + 3);
+		char *full = xasprintf("%.*s/%s", l ? (int)l : 1, l ? p : ".", cmd);
 
-		snprintf(full, l + strlen(cmd) + 3, "%.*s%s%s", (int)l, l ? p : ".", "/", cmd);
 		if (access(full, X_OK) == 0)
 			return full;
 		free(full);
@@ -293,11 +292,11 @@ static char *shim_path(void)
 	if (!slash)
 		return NULL;
 	*slash = 0;
-	p = xmalloc(strlen(self) + 32);
-	sprintf(p, "%s/libprofheap.so", self);
+	p = xasprintf("%s/libprofheap.so", self);
 	if (access(p, R_OK) == 0)
 		return p;
-	sprintf(p, "%s/../lib/proftools/libprofheap.so", self);
+	free(p);
+	p = xasprintf("%s/../lib/proftools/libprofheap.so", self);
 	if (access(p, R_OK) == 0)
 		return p;
 	free(p);
@@ -318,11 +317,14 @@ struct opts {
 	const char *dir;
 	enum report report;
 	int fail_on_leak, keep;
+	int temp;		/* dir is ours: removed at the end unless kept */
 	struct supp supp;
 };
 
 struct totals {
 	double leak_bytes, leak_blocks, supp_bytes, supp_blocks;
+	/* allocations on frame-pointer stacks, and those cut short after 1 or 2 frames */
+	double fp_allocs, fp_short;
 	int processes, failed;
 };
 
@@ -403,7 +405,7 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 		const uint64_t *pcs;
 		size_t depth, nf = 0, k;
 		int suppressed = 0, runtime_only;
-		double wa[4], wb[2];
+		prof_weight wa[4], wb[2];
 
 		if (!s->alloc_count && !s->live_bytes && !s->peak_bytes && !s->temp_count)
 			continue;
@@ -415,8 +417,17 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 		runtime_only = depth > 0;
 		for (k = depth; k-- > 0;) {
 			struct prof_frame fr[32];
-			size_t n = prof_symbolize(sym, as, pcs[k], PROF_SYM_RETURN, fr, 32), j;
-			const struct prof_map *mp = prof_addrspace_find(as, pcs[k]);
+			size_t n, j;
+			const struct prof_map *mp;
+
+			if (pcs[k] == PH_PC_TRUNCATED) {
+				/* the walk was cut short: one honest frame, not garbage */
+				PROF_GROW(frames, nf + 1, fcap);
+				frames[nf++] = prof_stacks_frame(&a, "[truncated]", 11);
+				continue;
+			}
+			n = prof_symbolize(sym, as, pcs[k], PROF_SYM_RETURN, fr, 32);
+			mp = prof_addrspace_find(as, pcs[k]);
 
 			PROF_GROW(frames, nf + n, fcap);
 			for (j = n; j-- > 0;) {
@@ -433,6 +444,11 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 		}
 		if (runtime_only)
 			suppressed = 1;
+		if (!(h->flags & PH_FLAG_DWARF) && depth) {
+			tot->fp_allocs += s->alloc_count;
+			if (pcs[depth - 1] == PH_PC_TRUNCATED && depth <= 3)
+				tot->fp_short += s->alloc_count;
+		}
 		if (!nf) {
 			PROF_GROW(frames, 1, fcap);
 			frames[nf++] = prof_stacks_frame(&a, "[no stack]", 10);
@@ -505,8 +521,9 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 		if (h->flags & PH_FLAG_SAMPLED)
 			prof_warn("%s: sampled every %llu bytes on average: figures are estimates", tag,
 				  (unsigned long long)h->sample_mean);
-		prof_warn("%s: %s allocations, %s allocated, peak %s bytes (%s)", tag,
-			  thousands(n1, sizeof(n1), alloc_n), prof_fmt_bytes(hb, sizeof(hb), alloc_b),
+		prof_warn("%s: %s allocation%s, %s allocated, peak %s bytes (%s)", tag,
+			  thousands(n1, sizeof(n1), alloc_n), alloc_n == 1 ? "" : "s",
+			  prof_fmt_bytes(hb, sizeof(hb), alloc_b),
 			  thousands(n2, sizeof(n2), (double)h->peak_bytes),
 			  prof_fmt_bytes(n3, sizeof(n3), (double)h->peak_bytes));
 		if (leak_b > 0) {
@@ -536,7 +553,9 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 					  thousands(n2, sizeof(n2), leaks[i].blocks),
 					  leaks[i].blocks == 1 ? "" : "s", prof_buf_cstr(&site));
 			}
-			if (nleaks > i)
+			if (nleaks > i && o->temp && !o->keep)
+				prof_warn("  ... and %zu more call sites (-v -v lists them all)", nleaks - i);
+			else if (nleaks > i)
 				prof_warn("  ... and %zu more call sites (see %s/%s.leak.folded)", nleaks - i,
 					  o->dir, tag);
 			prof_buf_release(&site);
@@ -544,8 +563,9 @@ static int process_one(const struct opts *o, const char *tag, int execed,
 			prof_warn("%s: no leaks%s", tag, how);
 		}
 		if (supp_b > 0 && prof_verbosity >= 2)
-			prof_warn("%s: %s bytes in %s blocks of glibc internals or suppressed not reported",
-				  tag, thousands(n1, sizeof(n1), supp_b), thousands(n2, sizeof(n2), supp_n));
+			prof_warn("%s: %s bytes in %s block%s of glibc internals or suppressed not reported",
+				  tag, thousands(n1, sizeof(n1), supp_b), thousands(n2, sizeof(n2), supp_n),
+				  supp_n == 1 ? "" : "s");
 		if (h->flags & PH_FLAG_FULL)
 			prof_warn("%s: the stack table filled up; later stacks are counted as [no stack]", tag);
 	}
@@ -619,10 +639,9 @@ static int postprocess(const struct opts *o, uint64_t run_id, struct totals *tot
 	}
 	closedir(d);
 	if (!n) {
-		prof_warn("%s: no heap records (a static or setuid program, or the shim could not write)",
-			  o->dir);
+		prof_warn("no heap records (a static or setuid program, or the shim could not write)");
 		free(tags);
-		return 0;
+		return -1;
 	}
 	qsort(tags, n, sizeof(*tags), cmp_tag);
 	sym = prof_symbolizer_new(NULL);
@@ -664,9 +683,70 @@ static int postprocess(const struct opts *o, uint64_t run_id, struct totals *tot
 	return rc;
 }
 
+/* ---- the output directory ---------------------------------------------------------- */
+
+/* Remove dir and the files in it (our private directory: nothing else is there). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d))) {
+			char *path;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			path = xasprintf("%s/%s", dir, e->d_name);
+			if (unlink(path) < 0)
+				prof_warn_errno("%s", path);
+			free(path);
+		}
+		closedir(d);
+	}
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		prof_warn_errno("%s", dir);
+}
+
+/*
+ * The file a shim marks when it could not record (its path is in
+ * PROFHEAP_FAILED): created here with one byte '0', which the shim
+ * overwrites in place with '1', so marking needs no free space.
+ * Returns 0, or -1 after reporting.
+ */
+static int failed_create(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, "0", 1) != 1 || fsync(fd) < 0) {
+		prof_warn_errno("cannot create '%s'", path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return -1;
+	}
+	return close(fd);
+}
+
+/* 1 if a shim marked the file (or it is gone), else 0. */
+static int failed_marked(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char c = '1';
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '1';
+		close(fd);
+	}
+	return c != '0';
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
-static char **build_env(const char *shim, const char *dir, uint64_t run, uint64_t interval,
+static char **build_env(const char *shim, const char *failed, const char *dir, uint64_t run,
+			uint64_t interval,
 			uint64_t sample, int dwarf, int follow)
 {
 	extern char **environ;
@@ -676,20 +756,16 @@ static char **build_env(const char *shim, const char *dir, uint64_t run, uint64_
 
 	while (environ[n])
 		n++;
-	env = xcalloc(n + 8, sizeof(*env));
+	env = xcalloc(n + 9, sizeof(*env));
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "PROFHEAP_", 9) && strncmp(environ[i], "LD_PRELOAD=", 11))
 			env[k++] = environ[i];
-	env[k] = xmalloc(strlen(shim) + (old ? strlen(old) : 0) + 16);
-	sprintf(env[k++], "LD_PRELOAD=%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
-	env[k] = xmalloc(strlen(dir) + 16);
-	sprintf(env[k++], "PROFHEAP_DIR=%s", dir);
-	env[k] = xmalloc(64);
-	sprintf(env[k++], "PROFHEAP_RUN=%llu", (unsigned long long)run);
-	env[k] = xmalloc(64);
-	sprintf(env[k++], "PROFHEAP_INTERVAL=%llu", (unsigned long long)interval);
-	env[k] = xmalloc(64);
-	sprintf(env[k++], "PROFHEAP_SAMPLE=%llu", (unsigned long long)sample);
+	env[k++] = xasprintf("LD_PRELOAD=%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
+	env[k++] = xasprintf("PROFHEAP_DIR=%s", dir);
+	env[k++] = xasprintf("PROFHEAP_RUN=%llu", (unsigned long long)run);
+	env[k++] = xasprintf("PROFHEAP_INTERVAL=%llu", (unsigned long long)interval);
+	env[k++] = xasprintf("PROFHEAP_SAMPLE=%llu", (unsigned long long)sample);
+	env[k++] = xasprintf("PROFHEAP_FAILED=%s", failed);
 	env[k++] = xstrdup(dwarf ? "PROFHEAP_UNWIND=dwarf" : "PROFHEAP_UNWIND=fp");
 	env[k++] = xstrdup(follow ? "PROFHEAP_FOLLOW_FORK=1" : "PROFHEAP_FOLLOW_FORK=0");
 	env[k] = NULL;
@@ -708,7 +784,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "report", required_argument, NULL, 'r' },
-		{ "sample", optional_argument, NULL, 's' },
+		{ "sample", required_argument, NULL, 's' },
 		{ "suppressions", required_argument, NULL, 'S' },
 		{ "unwind", required_argument, NULL, 'u' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -719,7 +795,8 @@ int main(int argc, char **argv)
 	uint64_t sample = 0, run_id;
 	int dwarf = 0, follow = 1, created = 0, c, status, r;
 	unsigned long bad = 0;
-	char *dir = NULL, *cmd = NULL, *shim = NULL, **env = NULL;
+	char *dir = NULL, *cmd = NULL, *shim = NULL, **env = NULL, *failed = NULL;
+	int child_started = 0;
 	char dirbuf[PATH_MAX];
 	struct prof_child child;
 	struct totals tot = { 0 };
@@ -728,7 +805,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	prof_set_progname(argv[0]);
-	while ((c = getopt_long(argc, argv, "+fhi:ko:qr:s::S:u:v", longopts, NULL)) != -1) {
+	while ((c = prof_getopt_long(argc, argv, "+fhi:ko:qr:s:S:u:v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o.fail_on_leak = 1;
@@ -762,9 +839,9 @@ int main(int argc, char **argv)
 			o.report = (enum report)r;
 			break;
 		case 's':
-			sample = 512 * 1024;
-			if (optarg && (prof_parse_size(optarg, &sample) < 0 || sample == 0))
-				prof_usage_error(SYNOPSIS, "bad sampling interval '%s'", optarg);
+			if (prof_parse_size(optarg, &sample) < 0 || sample == 0)
+				prof_usage_error(SYNOPSIS, "bad sampling interval '%s' (--sample takes a size "
+						 "in bytes, e.g. --sample 512K)", optarg);
 			break;
 		case 'S':
 			bad += supp_load(&o.supp, optarg);
@@ -781,7 +858,9 @@ int main(int argc, char **argv)
 			prof_verbosity++;
 			break;
 		case PROF_OPT_LIST_OPTIONS:
-			prof_list_options(longopts);
+			prof_list_option_values(longopts, (const struct prof_option_values[]){
+				{ "report", "alloc,count,leak,peak,temp" }, { "unwind", "fp,dwarf" },
+				{ NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
 		}
@@ -806,10 +885,27 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!dir) {
-		snprintf(dirbuf, sizeof(dirbuf), "profheap.%d", (int)getpid());
+		/*
+		 * A private directory, removed at the end; with -k it is kept
+		 * as ./profheap.PID, so it is made beside that name.
+		 */
+		const char *tmp = getenv("TMPDIR");
+
+		if (o.keep)
+			tmp = ".";
+		else if (!tmp || !*tmp)
+			tmp = "/tmp";
+		if ((size_t)snprintf(dirbuf, sizeof(dirbuf), "%s/profheap.XXXXXX", tmp) >= sizeof(dirbuf)) {
+			prof_warn("TMPDIR '%s' is too long", tmp);
+			goto out;
+		}
+		if (!mkdtemp(dirbuf)) {
+			prof_warn_errno("cannot create a directory in '%s'", tmp);
+			goto out;
+		}
 		dir = dirbuf;
-	}
-	if (mkdir(dir, 0777) == 0)
+		created = o.temp = 1;
+	} else if (mkdir(dir, 0777) == 0)
 		created = 1;
 	else if (errno != EEXIST) {
 		prof_warn_errno("cannot create output directory '%s'", dir);
@@ -829,9 +925,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	run_id = prof_now_ns() ^ ((uint64_t)getpid() << 40);
-	env = build_env(shim, o.dir, run_id, (uint64_t)(interval_s * 1e9 + 0.5), sample, dwarf, follow);
+	failed = xasprintf("%s/run-%llu.failed", o.dir, (unsigned long long)run_id);
+	if (failed_create(failed) < 0) {
+		free(failed);
+		failed = NULL;
+		goto out;
+	}
+	env = build_env(shim, failed, o.dir, run_id, (uint64_t)(interval_s * 1e9 + 0.5), sample, dwarf,
+			follow);
 
-	if (prof_child_spawn(&child, argv + optind, env) < 0)
+	/* With the report on our standard output, the command's goes to the standard error. */
+	if (prof_child_spawn_flags(&child, argv + optind, env,
+				   o.report != R_NONE ? PROF_CHILD_STDOUT_TO_STDERR : 0) < 0)
 		goto out;
 	child_pid = child.pid;
 	memset(&sa, 0, sizeof(sa));
@@ -842,11 +947,9 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	status = prof_child_start(&child, argv[optind]);
-	if (status) {
-		if (created)
-			rmdir(o.dir);	/* nothing ran: leave no empty directory */
-		goto out;
-	}
+	if (status)
+		goto out;	/* nothing ran: the directory goes if we made it */
+	child_started = 1;
 	status = prof_child_wait(child.pid, NULL);
 	child_pid = 0;
 	/* The command is gone: ^C may interrupt the post-processing again. */
@@ -856,13 +959,41 @@ int main(int argc, char **argv)
 
 	if (postprocess(&o, run_id, &tot) < 0 && status == 0)
 		status = PROF_EXIT_FAIL;
+	if (failed_marked(failed)) {
+		prof_warn("a profiled process could not write its heap records: the figures are incomplete");
+		if (status == 0)
+			status = PROF_EXIT_FAIL;
+	}
+	unlink(failed);
+	free(failed);
+	failed = NULL;
+	if (prof_verbosity >= 1 && tot.fp_allocs > 0 && tot.fp_short * 2 > tot.fp_allocs)
+		prof_warn("most stacks stop after one or two frames: the program seems to be built "
+			  "without frame pointers (-fno-omit-frame-pointer); try --unwind dwarf");
 	if (prof_verbosity >= 1 && tot.processes > 1) {
 		char n1[40], n2[40];
 
-		prof_warn("all %d processes: leaked %s bytes in %s blocks", tot.processes,
-			  thousands(n1, sizeof(n1), tot.leak_bytes), thousands(n2, sizeof(n2), tot.leak_blocks));
+		prof_warn("all %d processes: leaked %s bytes in %s block%s", tot.processes,
+			  thousands(n1, sizeof(n1), tot.leak_bytes), thousands(n2, sizeof(n2), tot.leak_blocks),
+			  tot.leak_blocks == 1 ? "" : "s");
 	}
-	if (prof_verbosity >= 1)
+	if (o.temp && o.keep) {
+		/* Kept: named after the command's pid, as the files in it are. */
+		snprintf(dirbuf, sizeof(dirbuf), "profheap.%d", (int)child.pid);
+		if (rename(o.dir, dirbuf) == 0) {
+			free((char *)o.dir);
+			o.dir = realpath(dirbuf, NULL);
+			o.temp = 0;
+			if (!o.dir) {
+				prof_warn_errno("%s", dirbuf);
+				status = status ? status : PROF_EXIT_FAIL;
+			}
+		} else {
+			prof_warn_errno("cannot rename '%s' to '%s'", o.dir, dirbuf);
+			o.temp = 0;	/* keep it where it is */
+		}
+	}
+	if (prof_verbosity >= 1 && o.dir && (!o.temp || o.keep))
 		prof_warn("output in %s", o.dir);
 	if (o.fail_on_leak && tot.leak_bytes > 0 && status == 0) {
 		char n1[40];
@@ -871,6 +1002,12 @@ int main(int argc, char **argv)
 		status = PROF_EXIT_FAIL;
 	}
 out:
+	if (failed) {
+		unlink(failed);
+		free(failed);
+	}
+	if ((o.temp && !o.keep) || (created && !child_started))
+		remove_dir(o.dir ? o.dir : dir);	/* ours, or nothing ran: leave nothing */
 	for (i = 0; i < o.supp.n; i++)
 		free(o.supp.pats[i]);
 	free(o.supp.pats);

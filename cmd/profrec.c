@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -41,7 +42,7 @@
 #define SYNOPSIS \
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
-	"               [--folded] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
+	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
 	"               [--debuginfod] [--] [command [argument ...]]"
 
 static const char help_text[] =
@@ -68,6 +69,7 @@ static const char help_text[] =
 	"      --debuginfod         let the symbolizer ask debuginfod servers (network)\n"
 	"      --folded             write aggregated folded stacks (root = command name)\n"
 	"      --lines              add file:line to frame names\n"
+	"      --no-header          with --folded: no leading \"# key=value\" metadata line\n"
 	"      --no-inherit         do not follow children and new threads\n"
 	"      --no-inline          no inlined frames\n"
 	"      --off-cpu            record where threads block (event offcpu-time, ns)\n"
@@ -76,8 +78,8 @@ static const char help_text[] =
 	"Exit status: the command's status (126 cannot execute, 127 not found,\n"
 	"128+N killed by signal N); without a command 0; 1 on failure; 2 usage.\n";
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_LINES, OPT_NO_INHERIT,
-       OPT_NO_INLINE, OPT_OFF_CPU };
+enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_LINES, OPT_NO_HEADER,
+       OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU };
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -91,6 +93,7 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -164,7 +167,7 @@ struct rec {
 	enum cg_mode cg;
 	unsigned stack_bytes;
 	uint64_t freq, period;
-	int all_cpus, inherit, folded, lines, no_inline, debuginfod;
+	int all_cpus, inherit, folded, no_header, lines, no_inline, debuginfod;
 	double duration;
 	const char *output;
 	size_t mmap_pages;
@@ -193,17 +196,21 @@ struct rec {
 	struct prof_frame *fbuf;
 	uint32_t frame_ids[1024];
 	uint64_t start_ns;
+	unsigned max_stack;	/* kernel.perf_event_max_stack: frames per call chain */
 	/* counts */
 	unsigned long long samples[MAX_EVENTS], lost, lost_samples, bad, throttled;
 	unsigned long long threads_seen;
+	/* fp call chains with user frames, and those 1 or 2 deep that reach no entry frame */
+	unsigned long long fp_user_stacks, fp_shallow_stacks;
 };
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, stop_count;
 static volatile sig_atomic_t child_exited;
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
+	stop_count = stop_count + 1;
 }
 
 static void on_chld(int sig)
@@ -383,18 +390,58 @@ static uint32_t frame_id(struct rec *r, const struct prof_frame *f)
 
 /*
  * Frames collected leaf first in r->frame_ids[*n...]; sym one address and
- * append its frames (innermost first).
+ * append its frames (innermost first). Returns how many r->fbuf holds
+ * (the last one is the real function), 0 when the stack is full.
  */
-static void add_addr(struct rec *r, struct prof_addrspace *as, uint64_t addr, unsigned flags,
-		     size_t *n)
+static size_t add_addr(struct rec *r, struct prof_addrspace *as, uint64_t addr, unsigned flags,
+		       size_t *n)
 {
 	size_t k, cap = sizeof(r->frame_ids) / sizeof(r->frame_ids[0]);
 
 	if (*n >= cap)
-		return;
+		return 0;
 	k = prof_symbolize(r->sym, as, addr, flags, r->fbuf, 16);
 	for (size_t i = 0; i < k && *n < cap; i++)
 		r->frame_ids[(*n)++] = frame_id(r, &r->fbuf[i]);
+	return k;
+}
+
+/*
+ * The outermost frame of a thread: nothing real calls it, so what a frame
+ * pointer walk finds beyond it is garbage (glibc's clone3 and start_thread
+ * keep data pointers in %rbp, sometimes a self-referencing list head that
+ * the kernel follows until its depth limit).
+ */
+static int is_entry_frame(const char *name)
+{
+	static const char *const entry[] = {
+		"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+		"start_thread", "clone", "__clone", "clone3", "__clone3", "thread_start",
+	};
+
+	for (size_t i = 0; i < sizeof(entry) / sizeof(entry[0]); i++)
+		if (strcmp(name, entry[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a return address from a frame pointer walk can be real: it lies
+ * in executable memory. Without known mappings (a process gone before
+ * they were read) there is nothing to judge by.
+ */
+static int is_code(struct prof_addrspace *as, uint64_t addr)
+{
+	const struct prof_map *m;
+	size_t nmaps;
+
+	if (!as)
+		return 1;
+	prof_addrspace_maps(as, &nmaps);
+	if (!nmaps)
+		return 1;
+	m = prof_addrspace_find(as, addr);
+	return m && (m->prot & PROT_EXEC);
 }
 
 static int is_kernel_addr(uint64_t a)
@@ -416,7 +463,9 @@ static uint32_t sample_stack(struct rec *r, const struct prof_perf_sample *s, st
 		add_addr(r, as, s->ip, is_kernel_addr(s->ip) ? PROF_SYM_KERNEL : 0, &n);
 	} else {
 		unsigned ctx = 0;	/* 0 unknown, 1 kernel, 2 user */
-		int first = 1;
+		int first = 1, user_end = 0, truncated = 0;
+		uint64_t frames = 0;
+		size_t nuser = 0, nf;
 
 		for (uint64_t i = 0; i < s->nr; i++) {
 			uint64_t a = s->ips[i];
@@ -427,13 +476,37 @@ static uint32_t sample_stack(struct rec *r, const struct prof_perf_sample *s, st
 				first = 1;
 				continue;
 			}
+			frames++;
 			if (ctx == 3)
 				continue;
-			if (ctx == 1 || (ctx == 0 && is_kernel_addr(a)))
+			if (ctx == 1 || (ctx == 0 && is_kernel_addr(a))) {
 				add_addr(r, NULL, a, PROF_SYM_KERNEL | (first ? 0 : PROF_SYM_RETURN), &n);
-			else if (r->cg == CG_FP)
-				add_addr(r, as, a, first ? 0 : PROF_SYM_RETURN, &n);
+			} else if (r->cg == CG_FP && !user_end) {
+				/*
+				 * The walk ends at the thread's entry frame; a return
+				 * address outside code means it left the stack: the
+				 * rest is garbage, the stack is truncated there.
+				 */
+				if (nuser && !is_code(as, a)) {
+					user_end = truncated = 1;
+					continue;
+				}
+				nf = add_addr(r, as, a, first ? 0 : PROF_SYM_RETURN, &n);
+				nuser++;
+				if (nf && is_entry_frame(r->fbuf[nf - 1].name))
+					user_end = 2;
+			}
 			first = 0;
+		}
+		/* The kernel stopped at its depth limit before the entry frame. */
+		if (r->cg == CG_FP && frames >= r->max_stack && user_end != 2)
+			truncated = 1;
+		if (truncated && n < sizeof(r->frame_ids) / sizeof(r->frame_ids[0]))
+			r->frame_ids[n++] = prof_stacks_frame(&r->stacks, "[truncated]", 11);
+		if (nuser) {
+			r->fp_user_stacks++;
+			if (nuser <= 2 && user_end != 2)
+				r->fp_shallow_stacks++;
 		}
 		if (r->cg == CG_DWARF && s->regs && s->stack_size) {
 			uint64_t ips[256];
@@ -649,8 +722,9 @@ static void on_record(void *arg, const struct perf_event_header *hdr, uint64_t t
 		memcpy(&ptid, body + 12, 4);
 		if ((int)tid <= 0 || (int)pid <= 0)
 			break;
-		pt = (int)ptid > 0 ? thread_get(r, (int)ptid, 0) : NULL;
+		/* Creating t may grow the table: look the parent up after. */
 		t = thread_get(r, (int)tid, 1);
+		pt = (int)ptid > 0 && ptid != tid ? thread_get(r, (int)ptid, 0) : NULL;
 		t->pid = (int)pid;
 		if (pt)
 			memcpy(t->comm, pt->comm, sizeof(t->comm));
@@ -833,17 +907,23 @@ static int open_all(struct rec *r, char **why_target, int *target_out)
 	return 0;
 }
 
-static int paranoid_level(void)
+/* The integer in a /proc/sys file, or dflt. */
+static int sysctl_int(const char *path, int dflt)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
+	FILE *f = fopen(path, "re");
+	int v = dflt;
 
 	if (f) {
 		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
+			v = dflt;
 		fclose(f);
 	}
 	return v;
+}
+
+static int paranoid_level(void)
+{
+	return sysctl_int("/proc/sys/kernel/perf_event_paranoid", 2);
 }
 
 /* ---- main ---- */
@@ -1011,7 +1091,7 @@ int main(int argc, char **argv)
 	r->inherit = 1;
 	r->stack_bytes = 8192;
 	r->mmap_pages = 128;
-	while ((c = getopt_long(argc, argv, "+ac:d:e:F:ghm:o:p:qt:v", longopts, NULL)) != -1) {
+	while ((c = prof_getopt_long(argc, argv, "+ac:d:e:F:ghm:o:p:qt:v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			r->all_cpus = 1;
@@ -1092,6 +1172,9 @@ int main(int argc, char **argv)
 		case OPT_LINES:
 			r->lines = 1;
 			break;
+		case OPT_NO_HEADER:
+			r->no_header = 1;
+			break;
 		case OPT_NO_INHERIT:
 			r->inherit = 0;
 			break;
@@ -1102,7 +1185,11 @@ int main(int argc, char **argv)
 			offcpu = 1;
 			break;
 		case PROF_OPT_LIST_OPTIONS:
-			prof_list_options(longopts);
+			prof_list_option_values(longopts, (const struct prof_option_values[]){
+				{ "call-graph", "fp,dwarf,none" },
+				{ "event", "cpu-clock,task-clock,page-faults,context-switches,cycles,"
+					   "instructions,cache-misses,branch-misses" },
+				{ NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
 		}
@@ -1122,6 +1209,8 @@ int main(int argc, char **argv)
 	} else if (!r->nevents) {
 		r->events[r->nevents++] = &event_defs[0];
 	}
+	if (r->no_header && !r->folded)
+		prof_usage_error(SYNOPSIS, "--no-header needs --folded");
 	if (r->folded && r->nevents > 1)
 		prof_usage_error(SYNOPSIS, "--folded takes one event (several events: write the TSV and fold it with proffold)");
 	if (r->cg == CG_DWARF && !m_set)
@@ -1132,6 +1221,8 @@ int main(int argc, char **argv)
 	}
 
 	raise_nofile();
+	c = sysctl_int("/proc/sys/kernel/perf_event_max_stack", 127);
+	r->max_stack = c > 0 ? (unsigned)c : 127;
 	prof_sym_options_init(&so);
 	so.inlines = !r->no_inline;
 	so.lines = r->lines;
@@ -1180,7 +1271,7 @@ int main(int argc, char **argv)
 			close(saved);
 		}
 		if (err != 0) {
-			prof_output_close(r->out);
+			prof_output_abort(r->out);
 			rec_release(r);
 			return PROF_EXIT_FAIL;
 		}
@@ -1230,9 +1321,8 @@ int main(int argc, char **argv)
 			while (waitpid(r->child.pid, NULL, 0) < 0 && errno == EINTR)
 				;
 		}
-		prof_output_close(r->out);
-		if (r->output && strcmp(r->output, "-") != 0)
-			unlink(r->output);
+		/* Nothing recorded: an old file at the name stays. */
+		prof_output_abort(r->out);
 		rec_release(r);
 		return PROF_EXIT_FAIL;
 	}
@@ -1279,8 +1369,8 @@ int main(int argc, char **argv)
 	if (r->have_child) {
 		status = prof_child_start(&r->child, argv[0]);
 		if (status != 0) {
-			/* Could not execute: nothing was recorded. */
-			prof_output_close(r->out);
+			/* Could not execute: nothing was recorded, the old file stays. */
+			prof_output_abort(r->out);
 			prof_meta_release(&meta);
 			rec_release(r);
 			return status;
@@ -1323,30 +1413,46 @@ int main(int argc, char **argv)
 	if (pidfd >= 0)
 		close(pidfd);
 	if (r->have_child && status < 0) {
-		/* Stopped by a signal or -d: pass it on and wait for the command. */
-		int ws, sig = stop_signal ? stop_signal : SIGTERM;
+		/*
+		 * Stopped by a signal or -d: pass it on and wait for the
+		 * command. A command started with that signal ignored (SIGINT
+		 * in a shell's background job) gets SIGTERM instead, one that
+		 * ignores that too SIGKILL; another stop signal kills it.
+		 */
+		int ws, seen = stop_count, sig = stop_signal ? stop_signal : SIGTERM;
 
+		if (prof_signal_ignored_at_start(sig))
+			sig = SIGTERM;
+		if (prof_signal_ignored_at_start(sig))
+			sig = SIGKILL;
 		kill(r->child.pid, sig);
-		while (waitpid(r->child.pid, &ws, 0) < 0 && errno == EINTR)
-			;
+		while (waitpid(r->child.pid, &ws, 0) < 0 && errno == EINTR) {
+			if (stop_count != seen) {
+				seen = stop_count;
+				kill(r->child.pid, SIGKILL);
+			}
+		}
 		status = prof_exit_status(ws);
 	}
 
 	if (r->folded) {
-		if (prof_folded_write(&r->stacks, &meta, 1, r->out) != 0)
+		if (prof_folded_write(&r->stacks, r->no_header ? NULL : &meta, 1, r->out) != 0)
 			rval = PROF_EXIT_FAIL;
 	}
 	{
 		double secs = (double)(prof_now_ns() - r->start_ns) / 1e9;
 		unsigned long long total = 0, bytes;
+		int out_failed;
 		char dur[32], size[32];
 		struct prof_buf b = PROF_BUF_INIT;
 		const char *name = r->output && strcmp(r->output, "-") ? r->output : "<stdout>";
 
-		if (prof_output_close(r->out) != 0)
+		/* A failed write leaves no file (or the old one): claim no bytes. */
+		out_failed = prof_output_close(r->out) != 0;
+		if (out_failed)
 			rval = PROF_EXIT_FAIL;
 		bytes = 0;
-		if (r->output && strcmp(r->output, "-") != 0) {
+		if (!out_failed && r->output && strcmp(r->output, "-") != 0) {
 			struct stat st;
 
 			if (stat(r->output, &st) == 0)
@@ -1357,22 +1463,31 @@ int main(int argc, char **argv)
 			prof_buf_addf(&b, "%s%s %llu", e ? ", " : "", r->events[e]->name, r->samples[e]);
 		}
 		if (!quiet) {
-			fprintf(stderr, "%s: %s, %llu samples (%s), %llu lost, %.1f samples/s, %llu threads, ",
-				prof_progname, prof_fmt_duration(dur, sizeof(dur), secs), total, b.data,
-				r->lost + r->lost_samples, secs > 0 ? (double)total / secs : 0.0,
-				r->threads_seen);
+			fprintf(stderr, "%s: %s, %llu sample%s (%s), %llu lost, %.1f samples/s, %llu thread%s, ",
+				prof_progname, prof_fmt_duration(dur, sizeof(dur), secs), total,
+				total == 1 ? "" : "s", b.data, r->lost + r->lost_samples,
+				secs > 0 ? (double)total / secs : 0.0, r->threads_seen,
+				r->threads_seen == 1 ? "" : "s");
 			if (bytes)
 				fprintf(stderr, "%s (%.1f B/sample) to %s\n",
 					prof_fmt_bytes(size, sizeof(size), (double)bytes),
 					total ? (double)bytes / (double)total : 0.0, name);
 			else
-				fprintf(stderr, "output to %s\n", name);
+				fprintf(stderr, "output to %s%s\n", name, out_failed ? " failed" : "");
 		}
 		if (r->lost + r->lost_samples)
-			prof_warn("%llu records lost: the ring buffer overflowed (raise -m or lower -F)",
-				  r->lost + r->lost_samples);
+			prof_warn("%llu record%s lost: the ring buffer overflowed (raise -m or lower -F)",
+				  r->lost + r->lost_samples, r->lost + r->lost_samples == 1 ? "" : "s");
 		if (r->bad)
 			prof_warn("%llu malformed records skipped", r->bad);
+		/*
+		 * Without frame pointers the walk stops after the sampled
+		 * function and maybe one more (a leaf's caller), short of
+		 * the thread's entry frame.
+		 */
+		if (!quiet && r->fp_user_stacks >= 20 && 2 * r->fp_shallow_stacks > r->fp_user_stacks)
+			prof_warn("%llu%% of the user stacks stop after one or two frames: the program seems to be built without frame pointers (try --call-graph dwarf)",
+				  100 * r->fp_shallow_stacks / r->fp_user_stacks);
 		prof_buf_release(&b);
 	}
 	prof_meta_release(&meta);

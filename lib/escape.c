@@ -90,9 +90,16 @@ size_t prof_utf8_char_prefix(const char *s, size_t len, size_t nchars)
 	return i;
 }
 
-static int is_control(unsigned cp)
+/*
+ * Code points written as U+FFFD: controls (C0 but tab, DEL, C1) and the
+ * noncharacters U+FDD0..U+FDEF and U+nFFFE/U+nFFFF, among which U+FFFE and
+ * U+FFFF are outside XML 1.0's Char production (the others are only
+ * discouraged there, and mean nothing in interchange either).
+ */
+static int is_replaced(unsigned cp)
 {
-	return (cp < 0x20 && cp != '\t') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
+	return (cp < 0x20 && cp != '\t') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+	       (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe;
 }
 
 /* Decode the code point of a valid sequence of length n. */
@@ -109,8 +116,8 @@ static unsigned decode(const unsigned char *s, size_t n)
 
 /*
  * Walk s, copying safe runs in one piece; each byte in special and each
- * tab goes to the per-format escaper; control characters and invalid
- * sequences become U+FFFD.
+ * tab goes to the per-format escaper; invalid sequences and the code
+ * points is_replaced() names become U+FFFD.
  */
 typedef void escape_fn(struct prof_buf *out, unsigned c);
 
@@ -137,7 +144,7 @@ static void escape_with(struct prof_buf *out, const char *s, size_t len,
 		} else if (c == '\t' || (n == 1 && c >= 0x20 && c < 0x7f)) {
 			esc(out, c);
 			i++;
-		} else if (is_control(n == 1 ? c : decode(p + i, n))) {
+		} else if (is_replaced(n == 1 ? c : decode(p + i, n))) {
 			prof_buf_add(out, replacement, 3);
 			i += n;
 		} else {

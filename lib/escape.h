@@ -5,9 +5,11 @@
  * UTF-8 text without splitting characters.
  *
  * Input is treated as UTF-8. Invalid sequences (stray continuation bytes,
- * overlongs, surrogates, truncated sequences) and control characters
- * (C0 except tab, DEL, C1) are replaced by U+FFFD, never passed through,
- * so the output is always valid UTF-8 and well-formed XML/JSON.
+ * overlongs, surrogates, truncated sequences), control characters
+ * (C0 except tab, DEL, C1) and noncharacters (U+FDD0..U+FDEF, U+FFFE,
+ * U+FFFF and their counterparts in every plane; XML 1.0 forbids U+FFFE and
+ * U+FFFF) are replaced by U+FFFD, never passed through, so the output is
+ * always valid UTF-8, only XML 1.0 Chars, and well-formed XML/JSON.
  */
 #include <stddef.h>
 

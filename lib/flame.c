@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "buf.h"
 #include "error.h"
 #include "escape.h"
@@ -39,6 +41,11 @@ int prof_flame_palette_parse(const char *name, enum prof_flame_palette *p)
 		}
 	}
 	return -1;
+}
+
+const char *prof_flame_palette_name(size_t i)
+{
+	return i < sizeof(palette_names) / sizeof(palette_names[0]) ? palette_names[i] : NULL;
 }
 
 const char *prof_flame_palette_bg(enum prof_flame_palette p)
@@ -242,6 +249,9 @@ static uint32_t rgb(int r, int g, int b)
 	return ((uint32_t)r << 16) | ((uint32_t)g << 8) | (uint32_t)b;
 }
 
+static uint32_t palette_rgb(enum prof_flame_palette p, const char *name, size_t len, double v1,
+			    double v2, double v3);
+
 uint32_t prof_flame_color(enum prof_flame_palette p, int hash, const char *name, size_t len)
 {
 	unsigned small[64] = { 0 }, *cps = small;
@@ -280,6 +290,31 @@ uint32_t prof_flame_color(enum prof_flame_palette p, int hash, const char *name,
 			sum += next_cp(name, len, &i);
 		v1 = v2 = v3 = perl_seeded_rand(sum);
 	}
+	return palette_rgb(p, name, len, v1, v2, v3);
+}
+
+uint32_t prof_flame_color_random(enum prof_flame_palette p, const char *name, size_t len,
+				 uint64_t *state)
+{
+	double v[3];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		/* splitmix64, top 53 bits as a double in [0, 1) */
+		uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		v[k] = ldexp((double)(z >> 11), -53);
+	}
+	return palette_rgb(p, name, len, v[0], v[1], v[2]);
+}
+
+/* The colour of palette p (multi palettes resolved by name) for v1..v3. */
+static uint32_t palette_rgb(enum prof_flame_palette p, const char *name, size_t len, double v1,
+			    double v2, double v3)
+{
 	p = resolve_multi(p, name, len);
 	switch (p) {
 	case PROF_PAL_HOT:
@@ -617,7 +652,7 @@ static void seq_add(struct prof_flame_seq *s, uint32_t id, const double *w)
 	s->n++;
 }
 
-static void on_stack(void *ctx, uint32_t id, const double *counts, int ncounts)
+static void on_stack(void *ctx, uint32_t id, const prof_weight *counts, int ncounts)
 {
 	double w[2];
 
@@ -821,7 +856,7 @@ static uint32_t *sorted_stacks(const struct prof_stacks *t, size_t wcol, int dif
 		rank[byname[i]] = (uint32_t)i;
 	free(byname);
 	for (i = 0; i < count; i++) {
-		const double *w = prof_stacks_weights(t, (uint32_t)i);
+		const prof_weight *w = prof_stacks_weights(t, (uint32_t)i);
 
 		if (w[wcol] == 0 && (!diff || w[0] == 0))
 			continue;
@@ -936,7 +971,10 @@ int prof_flame_layout(struct prof_flame_graph *g, const struct prof_stacks *t,
 	f.path[0].frame = UINT32_MAX;
 	for (i = 0; i < n; i++) {
 		uint32_t id = seq ? seq->ids[i] : ids[i];
-		const double *w = seq ? seq->w + i * 2 : prof_stacks_weights(t, id);
+		const prof_weight *tw = seq ? NULL : prof_stacks_weights(t, id);
+		/* Drawing needs no more than double precision. */
+		double w[2] = { seq ? seq->w[i * 2] : (double)tw[0],
+				seq ? seq->w[i * 2 + 1] : t->nweights > 1 ? (double)tw[1] : 0 };
 		size_t depth;
 		const uint32_t *frames = prof_stacks_frames(t, id, &depth);
 		double delta = diff ? w[1] - w[0] : 0;
@@ -1225,9 +1263,16 @@ static const char flame_js[] =
 "}, false);\n"
 "load();\n"
 "icBtn.classList.toggle(\"show\", ic);\n"
+"/* fluid: the intrinsic size is for <img> (no script); here fill the window */\n"
+"if (C.fluid) { svg.removeAttribute(\"viewBox\"); svg.setAttribute(\"width\", \"100%\"); }\n"
 "/* the markup is already drawn for a fixed width: touch it only if needed */\n"
 "if (C.fluid || zi >= 0) render();\n"
 "if (term !== null) search();\n"
+"/* a flame graph taller than the window: show its bottom, where the root is */\n"
+"if (!C.inv && window.scrollY === 0) {\n"
+"  var bb = svg.getBoundingClientRect();\n"
+"  if (bb.bottom > window.innerHeight) window.scrollTo(0, bb.bottom - window.innerHeight);\n"
+"}\n"
 "})();\n";
 
 struct writer {
@@ -1237,7 +1282,13 @@ struct writer {
 	struct prof_output *out;
 	struct prof_buf b;
 	uint32_t *colors;	/* frame id -> colour, UINT32_MAX unknown */
-	double width, height, wpt, ypad1, ypad2, ypad3;
+	uint64_t rng;		/* --random's generator */
+	/*
+	 * ypad1: title rows; ypad3: subtitle row; ypad2: details row below
+	 * the frames; ylegend: the differential legend's row at the very
+	 * bottom (so frames sit where flamegraph.pl puts them); height: all.
+	 */
+	double width, height, wpt, ypad1, ypad2, ypad3, ylegend;
 	int r;
 };
 
@@ -1266,15 +1317,41 @@ static uint32_t frame_color(struct writer *w, const struct prof_flame_node *n,
 
 		if (id != UINT32_MAX && id < o->palmap->cap)
 			return o->palmap->rgb[id];
-		c = prof_flame_color(o->palette, o->hash, name, len);
+		if (o->random && !o->hash)
+			c = prof_flame_color_random(o->palette, name, len, &w->rng);
+		else
+			c = prof_flame_color(o->palette, o->hash, name, len);
 		palmap_set(o->palmap, name, len, c);
 		return c;
 	}
+	if (o->random && !o->hash)	/* every frame its own colour, as flamegraph.pl */
+		return prof_flame_color_random(o->palette, name, len, &w->rng);
 	if (n->frame == UINT32_MAX)
 		return prof_flame_color(o->palette, o->hash, "", 0);
 	if (w->colors[n->frame] == UINT32_MAX)
 		w->colors[n->frame] = prof_flame_color(o->palette, o->hash, name, len);
 	return w->colors[n->frame];
+}
+
+/* sRGB component c (0..255) in linear light. */
+static double linear(uint32_t c)
+{
+	double v = c / 255.0;
+
+	return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+/*
+ * Whether white text reads better than black on fill 0xRRGGBB: the WCAG
+ * contrast ratio against white beats the one against black when the
+ * relative luminance is below 0.179.
+ */
+static int dark(uint32_t rgb)
+{
+	double l = 0.2126 * linear(rgb >> 16) + 0.7152 * linear((rgb >> 8) & 0xff) +
+		   0.0722 * linear(rgb & 0xff);
+
+	return l < 0.179;
 }
 
 static void write_info(struct writer *w, const struct prof_flame_node *n,
@@ -1322,7 +1399,7 @@ static void write_frame(struct writer *w, const struct prof_flame_node *n)
 	size_t len = 0;
 	double x1, x2, y1, etime;
 	long long h1, h2;
-	uint32_t aid = UINT32_MAX;
+	uint32_t aid = UINT32_MAX, fill;
 	int chars;
 
 	if (n->frame != UINT32_MAX)
@@ -1335,7 +1412,7 @@ static void write_frame(struct writer *w, const struct prof_flame_node *n)
 	if (o->inverted)
 		y1 = w->ypad1 + w->ypad3 + n->depth * o->frameheight;
 	else
-		y1 = w->height - w->ypad2 - (n->depth + 1) * o->frameheight + FRAMEPAD;
+		y1 = w->height - w->ylegend - w->ypad2 - (n->depth + 1) * o->frameheight + FRAMEPAD;
 	if (na && n->depth)
 		aid = prof_intern_find(&na->names, name, len);
 	if (aid != UINT32_MAX && aid < na->cap && na->href[aid]) {
@@ -1354,6 +1431,7 @@ static void write_frame(struct writer *w, const struct prof_flame_node *n)
 		prof_xml_escape(b, na->title[aid], strlen(na->title[aid]));
 	else
 		write_info(w, n, name, len);
+	fill = frame_color(w, n, name, len);
 	prof_buf_addstr(b, "</title><rect x=\"");
 	add_hundredths(b, h1);
 	prof_buf_addstr(b, "\" y=\"");
@@ -1363,8 +1441,9 @@ static void write_frame(struct writer *w, const struct prof_flame_node *n)
 	prof_buf_addstr(b, "\" height=\"");
 	add_num(b, o->frameheight - FRAMEPAD);
 	prof_buf_addstr(b, "\" fill=\"");
-	add_hex(b, frame_color(w, n, name, len));
-	prof_buf_addstr(b, "\"/>");
+	add_hex(b, fill);
+	/* labels white on dark fills (the class after fill: tests parse x..fill) */
+	prof_buf_addstr(b, dark(fill) ? "\" class=\"dk\"/>" : "\"/>");
 	chars = (int)((x2 - x1) / (o->fontsize * o->fontwidth));
 	if (chars >= 3) {
 		const char *label = n->depth ? name : "all";
@@ -1403,6 +1482,62 @@ static void add_comment_text(struct prof_buf *b, const char *s)
 	prof_buf_release(&tmp);
 }
 
+/* One swatch of the differential legend and its text; x advances. */
+static void legend_item(struct prof_buf *b, double *x, double y, double fs, uint32_t fill,
+			const char *text)
+{
+	prof_buf_addstr(b, "<rect x=\"");
+	add_num(b, *x);
+	prof_buf_addstr(b, "\" y=\"");
+	add_num(b, y - fs + 2);
+	prof_buf_addstr(b, "\" width=\"");
+	add_num(b, fs);
+	prof_buf_addstr(b, "\" height=\"");
+	add_num(b, fs);
+	prof_buf_addstr(b, "\" fill=\"");
+	add_hex(b, fill);
+	prof_buf_addstr(b, "\" stroke=\"#808080\" stroke-width=\"0.5\"/><text x=\"");
+	add_num(b, *x + fs + 4);
+	prof_buf_addstr(b, "\" y=\"");
+	add_num(b, y);
+	prof_buf_addstr(b, "\">");
+	prof_xml_escape(b, text, strlen(text));
+	prof_buf_addstr(b, "</text>");
+	*x += fs + 4 + (double)strlen(text) * fs * 0.55 + fs;
+}
+
+/*
+ * The differential legend at baseline y: what red, blue and white mean,
+ * what the widths are, and which file (or column) is BEFORE and AFTER.
+ */
+static void write_legend(struct writer *w, double y)
+{
+	const struct prof_flame_opts *o = w->o;
+	struct prof_buf *b = &w->b;
+	double x = XPAD, fs = o->fontsize;
+
+	prof_buf_addstr(b, "<g id=\"legend\">");
+	legend_item(b, &x, y, fs, rgb(255, 0, 0), o->negate ? "shrank (AFTER < BEFORE)"
+								 : "grew (AFTER > BEFORE)");
+	legend_item(b, &x, y, fs, rgb(0, 0, 255), o->negate ? "grew (AFTER > BEFORE)"
+								 : "shrank (AFTER < BEFORE)");
+	legend_item(b, &x, y, fs, rgb(255, 255, 255), "unchanged");
+	prof_buf_addstr(b, "<text x=\"");
+	add_num(b, x);
+	prof_buf_addstr(b, "\" y=\"");
+	add_num(b, y);
+	prof_buf_addstr(b, "\">widths: AFTER; ");
+	if (o->diff_before && o->diff_after) {
+		prof_buf_addstr(b, "BEFORE: ");
+		prof_xml_escape(b, o->diff_before, strlen(o->diff_before));
+		prof_buf_addstr(b, ", AFTER: ");
+		prof_xml_escape(b, o->diff_after, strlen(o->diff_after));
+	} else {
+		prof_buf_addstr(b, "BEFORE, AFTER: the first and second count of each stack");
+	}
+	prof_buf_addstr(b, "</text></g>\n");
+}
+
 static void write_head(struct writer *w)
 {
 	const struct prof_flame_opts *o = w->o;
@@ -1410,6 +1545,8 @@ static void write_head(struct writer *w)
 	const char *title = o->title;
 	double fs = o->fontsize;
 
+	if (!title && w->g->diff)
+		title = o->inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
 	if (!title)
 		title = o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
 	if (o->html) {
@@ -1421,19 +1558,19 @@ static void write_head(struct writer *w)
 	} else {
 		prof_buf_addstr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	}
+	/*
+	 * Always an intrinsic size and a viewBox, so that an <img> (where no
+	 * script runs) shows the whole graph scaled; a fluid graph's script
+	 * switches it to the window's width when it runs.
+	 */
 	prof_buf_addstr(b, "<svg version=\"1.1\" width=\"");
-	if (o->width > 0)
-		add_num(b, o->width);
-	else
-		prof_buf_addstr(b, "100%");
+	add_num(b, w->width);
 	prof_buf_addstr(b, "\" height=\"");
 	add_num(b, w->height);
-	if (o->width > 0) {
-		prof_buf_addstr(b, "\" viewBox=\"0 0 ");
-		add_num(b, o->width);
-		prof_buf_addch(b, ' ');
-		add_num(b, w->height);
-	}
+	prof_buf_addstr(b, "\" viewBox=\"0 0 ");
+	add_num(b, w->width);
+	prof_buf_addch(b, ' ');
+	add_num(b, w->height);
 	prof_buf_addstr(b, "\" xmlns=\"http://www.w3.org/2000/svg\" "
 		       "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n");
 	prof_buf_addstr(b, "<!-- Flame graph drawn by profflame (proftools). Click a frame to zoom, "
@@ -1458,6 +1595,7 @@ static void write_head(struct writer *w)
 	prof_buf_addstr(b, "px}\n#unzoom{cursor:pointer}\n"
 		       "#frames>*:hover{stroke:#000;stroke-width:0.5;cursor:pointer}\n"
 		       "#frames rect{rx:2px;ry:2px}\n#frames text{pointer-events:none}\n"
+		       "#frames rect.dk~text{fill:#fff}\n"
 		       ".hide{display:none}\n.parent{opacity:0.5}\n</style>\n");
 	prof_buf_addstr(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 		       "fill=\"url(#background)\"/>\n<text id=\"title\" x=\"50%\" y=\"");
@@ -1472,8 +1610,10 @@ static void write_head(struct writer *w)
 		prof_xml_escape(b, o->subtitle, strlen(o->subtitle));
 		prof_buf_addstr(b, "</text>\n");
 	}
+	if (w->g->diff)
+		write_legend(w, w->height - w->ylegend / 2 + fs / 3);
 	prof_buf_addstr(b, "<text id=\"details\" x=\"10\" y=\"");
-	add_num(b, w->height - w->ypad2 / 2);
+	add_num(b, w->height - w->ylegend - w->ypad2 / 2);
 	prof_buf_addstr(b, "\"> </text>\n<text id=\"unzoom\" class=\"hide\" x=\"10\" y=\"");
 	add_num(b, fs * 2);
 	prof_buf_addstr(b, "\">Reset Zoom</text>\n<text id=\"search\" x=\"100%\" dx=\"-110\" y=\"");
@@ -1481,7 +1621,7 @@ static void write_head(struct writer *w)
 	prof_buf_addstr(b, "\">Search</text>\n<text id=\"ignorecase\" x=\"100%\" dx=\"-26\" y=\"");
 	add_num(b, fs * 2);
 	prof_buf_addstr(b, "\">ic</text>\n<text id=\"matched\" class=\"hide\" x=\"100%\" dx=\"-110\" y=\"");
-	add_num(b, w->height - w->ypad2 / 2);
+	add_num(b, w->height - w->ylegend - w->ypad2 / 2);
 	prof_buf_addstr(b, "\"> </text>\n<g id=\"frames\">\n");
 }
 
@@ -1493,11 +1633,12 @@ static void write_tail(struct writer *w)
 
 	prof_buf_addstr(b, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\nvar C = {pad: 10, refw: ");
 	add_num(b, w->width);
-	prof_buf_addf(b, ", fluid: %s, base: ", o->width > 0 ? "false" : "true");
+	prof_buf_addf(b, ", fluid: %s, inv: %s, base: ", o->width > 0 ? "false" : "true",
+		      o->inverted ? "true" : "false");
 	if (o->inverted)
 		add_num(b, w->ypad1 + w->ypad3);
 	else
-		add_num(b, w->height - w->ypad2 - fh + FRAMEPAD);
+		add_num(b, w->height - w->ylegend - w->ypad2 - fh + FRAMEPAD);
 	prof_buf_addstr(b, ", step: ");
 	add_num(b, o->inverted ? fh : -fh);
 	prof_buf_addstr(b, ", ty: ");
@@ -1527,12 +1668,20 @@ int prof_flame_write(const struct prof_flame_graph *g, const struct prof_stacks 
 	w.o = o;
 	w.out = out;
 	w.colors = xmalloc((nf ? nf : 1) * sizeof(*w.colors));
+	if (o->random) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w.rng = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^
+			((uint64_t)getpid() << 48);
+	}
 	memset(w.colors, 0xff, (nf ? nf : 1) * sizeof(*w.colors));
 	w.width = o->width > 0 ? o->width : FLUID_WIDTH;
 	w.ypad1 = o->fontsize * 3;
 	w.ypad2 = o->fontsize * 2 + 10;
 	w.ypad3 = o->subtitle && *o->subtitle ? o->fontsize * 2 : 0;
-	w.height = (g->depthmax + 1) * o->frameheight + w.ypad1 + w.ypad2 + w.ypad3;
+	w.ylegend = g->diff ? o->fontsize * 2 : 0;
+	w.height = (g->depthmax + 1) * o->frameheight + w.ypad1 + w.ypad2 + w.ypad3 + w.ylegend;
 	w.wpt = (w.width - 2 * XPAD) / g->timemax;
 	write_head(&w);
 	for (i = 0; i < g->n && w.r == 0; i++)

@@ -51,6 +51,9 @@ enum prof_flame_palette {
  */
 int prof_flame_palette_parse(const char *name, enum prof_flame_palette *p);
 
+/* The name of palette i (0, 1, ...: every palette in turn), NULL past the last. */
+const char *prof_flame_palette_name(size_t i);
+
 /* The default background gradient name for a palette ("yellow", ...). */
 const char *prof_flame_palette_bg(enum prof_flame_palette p);
 
@@ -189,6 +192,9 @@ struct prof_flame_opts {
 	int inverted;		/* icicle graph: root at the top */
 	int flamechart;		/* input order is time: title default only */
 	int negate;		/* swap differential hues */
+	const char *diff_before;	/* differential legend: BEFORE's and AFTER's */
+	const char *diff_after;		/* file names, NULL: one two-count input */
+	int random;		/* a random colour for each frame (not by name) */
 	double factor;		/* counts shown multiplied by this (1) */
 	double total;		/* > sum: the 100% width (0: the sum) */
 	unsigned maxdepth;	/* frames deeper than this are not drawn */
@@ -250,6 +256,14 @@ int prof_flame_write(const struct prof_flame_graph *g, const struct prof_stacks 
  * palette from annotations and name patterns.
  */
 uint32_t prof_flame_color(enum prof_flame_palette p, int hash, const char *name, size_t len);
+
+/*
+ * A random colour of palette p (flamegraph.pl --random): the multi
+ * palettes still choose their flat palette by name, the shade is drawn
+ * from the generator *state (any seed; advanced).
+ */
+uint32_t prof_flame_color_random(enum prof_flame_palette p, const char *name, size_t len,
+				 uint64_t *state);
 
 /*
  * Length of name without a trailing annotation _[k], _[i], _[j] or _[w]

@@ -19,11 +19,14 @@ static int is_space(char c)
 
 /*
  * Parse a trailing count ending at line[end) : -?digits[.digits].
- * Returns the start index of the count, or -1.
+ * Integers are read exactly (digit by digit, up to 2^64-1), decimals with
+ * strtold. Returns the start index of the count, -1 when there is none,
+ * -2 when it is above PROF_WEIGHT_MAX.
  */
-static long trailing_count(const char *line, size_t end, double *v)
+static long trailing_count(const char *line, size_t end, prof_weight *v)
 {
-	size_t i = end, digits = 0;
+	size_t i = end, digits = 0, k;
+	int decimal = 0;
 	char tmp[64];
 
 	while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9')
@@ -36,19 +39,38 @@ static long trailing_count(const char *line, size_t end, double *v)
 		if (d2) {
 			i = j;
 			digits += d2;
+			decimal = 1;
 		}
 	}
 	if (!digits)
 		return -1;
+	if (!decimal) {
+		uint64_t u = 0;
+
+		for (k = i; k < end; k++) {
+			unsigned d = (unsigned)(line[k] - '0');
+
+			if (u > (UINT64_MAX - d) / 10)
+				return -2;
+			u = u * 10 + d;
+		}
+		*v = (prof_weight)u;
+	}
 	if (i > 0 && line[i - 1] == '-')
 		i--;
-	if (end - i >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, line + i, end - i);
-	tmp[end - i] = '\0';
-	*v = strtod(tmp, NULL);
-	if (!isfinite(*v))
-		return -1;
+	if (decimal) {
+		if (end - i >= sizeof(tmp))
+			return -1;
+		memcpy(tmp, line + i, end - i);
+		tmp[end - i] = '\0';
+		*v = strtold(tmp, NULL);
+		if (!isfinite(*v))
+			return -1;
+		if (fabsl(*v) > PROF_WEIGHT_MAX)
+			return -2;
+	} else if (line[i] == '-') {
+		*v = -*v;
+	}
 	return (long)i;
 }
 
@@ -64,6 +86,10 @@ static int parse_n(char *line, size_t len, struct prof_folded_line *out, int wan
 	for (k = want - 1; k >= 0; k--) {
 		long start = trailing_count(line, end, &out->counts[k]);
 
+		if (start == -2) {
+			*why = "count above 18446744073709551615 (2^64-1)";
+			return -1;
+		}
 		if (start < 0) {
 			*why = end == 0 ? "empty line" : "missing count";
 			return -1;
@@ -97,11 +123,11 @@ int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out, cons
 }
 
 uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
-			 const double *counts, int ncounts)
+			 const prof_weight *counts, int ncounts)
 {
 	uint32_t small[128], *frames = small;
 	size_t cap = sizeof(small) / sizeof(small[0]), depth = 0;
-	double w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 	const char *p = stack, *end = stack + len;
 	uint32_t id;
 	int i;
@@ -143,6 +169,27 @@ void prof_folded_reader_init(struct prof_folded_reader *fr, struct prof_stacks *
 	fr->name = name;
 }
 
+/*
+ * difffolded.pl turns a "# ..." metadata line into " 0 0": no stack and
+ * nothing counted. True for a line of blanks and zero counts that starts
+ * with a blank.
+ */
+static int mangled_meta_line(const char *line, size_t len)
+{
+	size_t i;
+	int zero = 0;
+
+	if (!is_space(line[0]))
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (line[i] == '0')
+			zero = 1;
+		else if (!is_space(line[i]) && line[i] != '.')
+			return 0;
+	}
+	return zero;
+}
+
 int prof_folded_reader_line(struct prof_folded_reader *fr, char *line, size_t len,
 			    unsigned long lineno)
 {
@@ -158,6 +205,8 @@ int prof_folded_reader_line(struct prof_folded_reader *fr, char *line, size_t le
 			prof_meta_parse_line(fr->meta, line, len);
 		return 0;
 	}
+	if (mangled_meta_line(line, len))
+		return 0;
 	fr->seen_data = 1;
 	if (!st->ncounts) {
 		if (prof_folded_parse(line, len, &fl, &why) == 0)
@@ -212,13 +261,17 @@ int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
 	return prof_folded_reader_run(&fr, lr);
 }
 
-size_t prof_format_count(char *buf, double v)
+size_t prof_format_count(char *buf, prof_weight v)
 {
-	int n;
+	int n, prec, e;
 
-	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-		/* Integers, the common case, without printf's float machinery. */
-		uint64_t u = (uint64_t)fabs(v);
+	if (v > PROF_WEIGHT_MAX)
+		v = PROF_WEIGHT_MAX;
+	else if (v < -PROF_WEIGHT_MAX)
+		v = -PROF_WEIGHT_MAX;
+	if (v == floorl(v)) {
+		/* Integers, the common case, exactly and without printf. */
+		uint64_t u = (uint64_t)fabsl(v);
 		char tmp[24];
 		size_t len = 0, i = 0;
 
@@ -232,8 +285,30 @@ size_t prof_format_count(char *buf, double v)
 		buf[i] = '\0';
 		return i;
 	}
-	n = snprintf(buf, 32, "%.15g", v);
-	return n < 0 ? 0 : (size_t)n;
+	/*
+	 * Plain decimal, 15 significant digits (what a sum of decimal counts
+	 * is good for), trailing zeros dropped; at most 28 decimals, so the
+	 * text fits in 32 bytes. Non-integers are below 2^63 here.
+	 */
+	e = (int)floorl(log10l(fabsl(v)));
+	prec = 14 - e;
+	if (prec < 0)
+		prec = 0;
+	if (prec > 28)
+		prec = 28;
+	n = snprintf(buf, 32, "%.*Lf", prec, v);
+	if (n < 0)
+		return 0;
+	if (memchr(buf, '.', (size_t)n)) {
+		while (n > 0 && buf[n - 1] == '0')
+			n--;
+		if (n > 0 && buf[n - 1] == '.')
+			n--;
+		buf[n] = '\0';
+	}
+	if (strcmp(buf, "-0") == 0)
+		n = (int)strlen(strcpy(buf, "0"));
+	return (size_t)n;
 }
 
 int prof_folded_write(const struct prof_stacks *t, const struct prof_meta *meta,
@@ -250,7 +325,7 @@ int prof_folded_write(const struct prof_stacks *t, const struct prof_meta *meta,
 		ncolumns = t->nweights;
 	prof_meta_format(meta, &b);
 	for (i = 0; i < n && r == 0; i++) {
-		const double *w = prof_stacks_weights(t, ids[i]);
+		const prof_weight *w = prof_stacks_weights(t, ids[i]);
 
 		prof_stacks_format(t, ids[i], &b);
 		for (c = 0; c < ncolumns; c++) {

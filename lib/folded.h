@@ -6,8 +6,9 @@
  *     root;frame;...;leaf COUNT            one weight
  *     root;frame;...;leaf COUNT1 COUNT2    differential form
  *
- * The last space-separated field(s) are counts, integer or decimal; the
- * stack is everything before them (frames may contain spaces). Optional
+ * The last space-separated field(s) are counts, integer (exact up to
+ * 2^64-1) or decimal; the stack is everything before them (frames may
+ * contain spaces). Optional
  * leading "# key=value" lines carry metadata (meta.h).
  */
 #include <stddef.h>
@@ -21,14 +22,14 @@ struct prof_output;
 struct prof_folded_line {
 	char *stack;
 	size_t stack_len;
-	double counts[2];
+	prof_weight counts[2];
 	int ncounts;		/* 1, or 2 in the differential form */
 };
 
 /*
  * Parse a folded line (without newline). Accepts one or two trailing
  * counts. Returns 0, or -1 with *why set to a static description of the
- * problem ("missing count", "empty stack", "bad count").
+ * problem ("missing count", "empty stack", "count above 2^64-1").
  */
 int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out,
 		      const char **why);
@@ -39,7 +40,7 @@ int prof_folded_parse(char *line, size_t len, struct prof_folded_line *out,
  * Empty frames are kept as empty names. Returns the stack id.
  */
 uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
-			 const double *counts, int ncounts);
+			 const prof_weight *counts, int ncounts);
 
 /* What a folded reader saw; accumulated over inputs that share it. */
 struct prof_folded_stats {
@@ -52,7 +53,9 @@ struct prof_folded_stats {
  * The one folded-stack reading loop, fed a line at a time so that any
  * line source (prof_lines, a block reader) uses the same rules:
  *  - "#" lines before the first stack line are metadata (into meta, may
- *    be NULL); later ones are comments; empty lines are skipped;
+ *    be NULL); later ones are comments; empty lines are skipped, and so
+ *    are lines of blanks and zero counts (" 0 0": difffolded.pl's
+ *    rendering of a "#" line);
  *  - the first stack line of all inputs sharing stats decides the form:
  *    one count, or two (the differential form); later lines are read in
  *    that form, so in one-count input "Thread 12 5" is the frame
@@ -69,7 +72,7 @@ struct prof_folded_reader {
 	struct prof_meta *meta;
 	struct prof_folded_stats *stats;
 	const char *name;
-	void (*on_stack)(void *ctx, uint32_t id, const double *counts, int ncounts);
+	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *counts, int ncounts);
 	void *ctx;
 	/* private */
 	unsigned long bad;
@@ -106,11 +109,13 @@ int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,
 		     struct prof_meta *meta, struct prof_folded_stats *stats);
 
 /*
- * Format a weight the way folded files carry it: integers without a
- * decimal point, other values with up to 15 significant digits.
- * Returns the length written into buf (at least 32 bytes).
+ * Format a weight the way folded files carry it: integers as all their
+ * digits (never an exponent), other values in plain decimal with up to 15
+ * significant digits and no trailing zeros. Values beyond PROF_WEIGHT_MAX
+ * are written as PROF_WEIGHT_MAX. Returns the length written into buf (at
+ * least 32 bytes).
  */
-size_t prof_format_count(char *buf, double v);
+size_t prof_format_count(char *buf, prof_weight v);
 
 /*
  * Write t as folded text to o: metadata line first (when meta is not NULL

@@ -125,12 +125,58 @@ const char *prof_meta_get(const struct prof_meta *m, const char *key)
 	return NULL;
 }
 
+int prof_meta_list_index(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+	int i = 0;
+
+	while (list) {
+		const char *comma = strchr(list, ',');
+		size_t l = comma ? (size_t)(comma - list) : strlen(list);
+
+		if (l == n && memcmp(list, item, n) == 0)
+			return i;
+		list = comma ? comma + 1 : NULL;
+		i++;
+	}
+	return -1;
+}
+
+char *prof_meta_list_item(const char *list, size_t i)
+{
+	while (list) {
+		const char *comma = strchr(list, ',');
+
+		if (i-- == 0)
+			return comma ? xmemdup(list, (size_t)(comma - list)) : xstrdup(list);
+		list = comma ? comma + 1 : NULL;
+	}
+	return NULL;
+}
+
 void prof_meta_merge(struct prof_meta *dst, const struct prof_meta *src)
 {
 	size_t i;
 
 	for (i = 0; i < src->count; i++)
 		prof_meta_set(dst, src->keys[i], src->values[i]);
+}
+
+void prof_meta_remove(struct prof_meta *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->count; i++) {
+		if (strcmp(m->keys[i], key) == 0) {
+			free(m->keys[i]);
+			free(m->values[i]);
+			memmove(m->keys + i, m->keys + i + 1, (m->count - i - 1) * sizeof(*m->keys));
+			memmove(m->values + i, m->values + i + 1,
+				(m->count - i - 1) * sizeof(*m->values));
+			m->count--;
+			return;
+		}
+	}
 }
 
 void prof_meta_format(const struct prof_meta *m, struct prof_buf *out)

@@ -39,8 +39,20 @@ void prof_meta_setf(struct prof_meta *m, const char *key, const char *fmt, ...)
 /* The value of key, or NULL. */
 const char *prof_meta_get(const struct prof_meta *m, const char *key);
 
+/*
+ * Comma-separated list values ("event=cpu-clock,offcpu-time unit=ns,ns"):
+ * the index of item in list, or -1 if absent (list may be NULL).
+ */
+int prof_meta_list_index(const char *list, const char *item);
+
+/* Item i of a comma-separated list (malloc'ed), or NULL if it has fewer. */
+char *prof_meta_list_item(const char *list, size_t i);
+
 /* Copy every pair of src into dst (src's values win). */
 void prof_meta_merge(struct prof_meta *dst, const struct prof_meta *src);
+
+/* Remove key (and its value) if present; the others keep their order. */
+void prof_meta_remove(struct prof_meta *m, const char *key);
 
 /*
  * Format all pairs as one "# k=v k=v\n" line (values encoded) appended to

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,10 @@
 
 struct prof_output {
 	int fd;
-	int is_stdout;
+	int is_stdout;		/* fd 1: "-", NULL, /dev/stdout */
 	char *name;		/* destination as given */
-	char *tmp;		/* ATOMIC: temporary path */
+	char *target;		/* with tmp: the file renamed over (links followed) */
+	char *tmp;		/* temporary path beside target, or NULL (in place) */
 	enum prof_out_mode mode;
 	enum prof_compression comp;
 	int failed;
@@ -67,7 +69,7 @@ static void out_fail(struct prof_output *o, int err)
 {
 	if (!o->failed && err != EPIPE) {
 		errno = err;
-		prof_warn_errno("%s: write error", o->name);
+		prof_warn_errno("%s", o->name);
 	}
 	o->failed = 1;
 }
@@ -92,45 +94,155 @@ static int write_fd(struct prof_output *o, const void *p, size_t n)
 	return o->failed ? -1 : 0;
 }
 
+/*
+ * Follow the symbolic links of path's last component to the name a rename
+ * must replace (which need not exist yet: a dangling link's target is
+ * created). Sets *magic when a link lives on procfs (/dev/stdout,
+ * /dev/fd/N, /proc/PID/fd/N): such a link names an open file, not a path,
+ * and is written in place. Returns a malloc'd path, or NULL with errno
+ * ELOOP.
+ */
+static char *resolve_links(const char *path, int *magic)
+{
+	static dev_t proc_dev;
+	static int proc_known;
+	char *cur = xstrdup(path);
+
+	*magic = 0;
+	if (!proc_known) {
+		struct stat ps;
+
+		proc_known = 1;
+		proc_dev = lstat("/proc/self", &ps) == 0 ? ps.st_dev : (dev_t)-1;
+	}
+	for (int hops = 0; hops < 40; hops++) {
+		char link[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		if (st.st_dev == proc_dev) {
+			*magic = 1;
+			return cur;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			return cur;
+		link[n] = '\0';
+		if (link[0] != '/' && strchr(cur, '/')) {
+			struct prof_buf b = PROF_BUF_INIT;
+
+			prof_buf_add(&b, cur, (size_t)(strrchr(cur, '/') - cur) + 1);
+			prof_buf_addstr(&b, link);
+			free(cur);
+			cur = prof_buf_detach(&b, NULL);
+		} else {
+			free(cur);
+			cur = xstrdup(link);
+		}
+	}
+	free(cur);
+	errno = ELOOP;
+	return NULL;
+}
+
+/*
+ * A temporary file beside target, named ".BASE.XXXXXX". An existing
+ * target (old, non-NULL) lends it its mode, owner and group; a new one
+ * gets 0666 less the umask. Returns the descriptor or -1 (errno set).
+ */
+static int make_temp(struct prof_output *o, const struct stat *old)
+{
+	const char *slash = strrchr(o->target, '/');
+	struct prof_buf t = PROF_BUF_INIT;
+	int fd;
+
+	if (slash)
+		prof_buf_add(&t, o->target, (size_t)(slash - o->target) + 1);
+	prof_buf_addf(&t, ".%s.XXXXXX", slash ? slash + 1 : o->target);
+	o->tmp = prof_buf_detach(&t, NULL);
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	if (old) {
+		mode_t m = old->st_mode & 07777;
+
+		/* Owner and group first: fchown clears set-id bits. */
+		if (fchown(fd, old->st_uid, old->st_gid) < 0) {
+			if (fchown(fd, (uid_t)-1, old->st_gid) < 0)
+				m &= ~(mode_t)S_ISGID;
+			m &= ~(mode_t)S_ISUID;
+		}
+		fchmod(fd, m);
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	return fd;
+}
+
 struct prof_output *prof_output_open(const char *path, enum prof_out_mode mode,
 				     enum prof_compression comp)
 {
 	struct prof_output *o = xcalloc(1, sizeof(*o));
+	struct stat st;
+	int magic, exists;
 
 	o->mode = mode;
 	o->comp = comp;
 	o->stage = xmalloc(STAGE_SIZE);
-	if (!path || strcmp(path, "-") == 0) {
+	if (!path || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
+		/* /dev/stdout is fd 1 as it is (a ">>" redirection appends). */
 		o->fd = 1;
 		o->is_stdout = 1;
-		o->name = xstrdup("<stdout>");
+		o->name = xstrdup(path && *path == '/' ? path : "<stdout>");
 		o->mode = PROF_OUT_STREAM;
-	} else if (mode == PROF_OUT_ATOMIC) {
-		const char *slash = strrchr(path, '/');
-		struct prof_buf t = PROF_BUF_INIT;
-		mode_t mask = umask(0);
-
-		umask(mask);
-		if (slash)
-			prof_buf_add(&t, path, (size_t)(slash - path) + 1);
-		prof_buf_addf(&t, ".%s.XXXXXX", slash ? slash + 1 : path);
-		o->tmp = prof_buf_detach(&t, NULL);
-		o->name = xstrdup(path);
-		o->fd = mkostemp(o->tmp, O_CLOEXEC);
-		if (o->fd < 0) {
+		goto opened;
+	}
+	o->name = xstrdup(path);
+	o->target = resolve_links(path, &magic);
+	if (!o->target) {
+		prof_warn_errno("%s", path);
+		goto fail;
+	}
+	exists = stat(o->target, &st) == 0;
+	if (!exists && errno != ENOENT) {
+		prof_warn_errno("%s", path);
+		goto fail;
+	}
+	if (exists && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		prof_warn_errno("%s", path);
+		goto fail;
+	}
+	/*
+	 * A regular file or a new name is replaced by a temporary file
+	 * renamed over it at close; anything else (device, FIFO, an open
+	 * file named through /proc) is written in place.
+	 */
+	if (!magic && (!exists || S_ISREG(st.st_mode))) {
+		o->fd = make_temp(o, exists ? &st : NULL);
+		if (o->fd >= 0)
+			goto opened;
+		/* A directory we cannot write to: write an existing file in place. */
+		if (!exists || (errno != EACCES && errno != EPERM && errno != EROFS)) {
 			/* Name the destination: that is what the user asked for. */
 			prof_warn_errno("%s", path);
 			goto fail;
 		}
-		fchmod(o->fd, 0666 & ~mask);
-	} else {
-		o->name = xstrdup(path);
-		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (o->fd < 0) {
-			prof_warn_errno("%s", path);
-			goto fail;
-		}
 	}
+	o->fd = open(magic ? path : o->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (o->fd < 0) {
+		prof_warn_errno("%s", path);
+		goto fail;
+	}
+opened:
 	switch (comp) {
 	case PROF_COMP_GZIP:
 		if (deflateInit2(&o->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
@@ -158,6 +270,7 @@ struct prof_output *prof_output_open(const char *path, enum prof_out_mode mode,
 	return o;
 fail:
 	free(o->tmp);
+	free(o->target);
 	free(o->name);
 	free(o->stage);
 	free(o);
@@ -241,6 +354,32 @@ static int encode(struct prof_output *o, int end_frame)
 	return 0;
 }
 
+/*
+ * The buffer is full. A stream (a recorder's file, stdout) passes on only
+ * the whole lines and keeps the last partial one, so whatever a reader
+ * sees (a pipe, a file left by a killed run) ends at a line boundary; a
+ * line longer than the buffer goes out in pieces.
+ */
+static int encode_lines(struct prof_output *o)
+{
+	size_t len = o->stage_len, keep = 0;
+	int r;
+
+	if (o->mode == PROF_OUT_STREAM) {
+		size_t i = len;
+
+		while (i > 0 && o->stage[i - 1] != '\n')
+			i--;
+		if (i > 0)
+			keep = len - i;
+	}
+	o->stage_len = len - keep;
+	r = encode(o, 0);
+	memmove(o->stage, o->stage + (len - keep), keep);
+	o->stage_len = keep;
+	return r;
+}
+
 int prof_output_write(struct prof_output *o, const void *p, size_t n)
 {
 	const char *c = p;
@@ -251,7 +390,7 @@ int prof_output_write(struct prof_output *o, const void *p, size_t n)
 		size_t room = STAGE_SIZE - o->stage_len;
 
 		if (room == 0) {
-			if (encode(o, 0))
+			if (encode_lines(o))
 				return -1;
 			continue;
 		}
@@ -330,6 +469,7 @@ static void output_free(struct prof_output *o)
 	free(o->cbuf);
 	free(o->stage);
 	free(o->tmp);
+	free(o->target);
 	free(o->name);
 	free(o);
 }
@@ -348,7 +488,7 @@ int prof_output_close(struct prof_output *o)
 			r = -1;
 		}
 		if (o->tmp) {
-			if (r == 0 && rename(o->tmp, o->name) < 0) {
+			if (r == 0 && rename(o->tmp, o->target) < 0) {
 				prof_warn_errno("%s: rename", o->name);
 				r = -1;
 			}

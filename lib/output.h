@@ -3,21 +3,40 @@
 /*
  * Writing output files, optionally compressed.
  *
- * Two modes, following who writes:
- *  - PROF_OUT_ATOMIC (batch tools: proffold, profflame, profcompress ...):
- *    data goes to a temporary file in the destination's directory that is
- *    renamed over the destination by prof_output_close() only when every
- *    write succeeded, so there is never a half-written file.
- *  - PROF_OUT_STREAM (recorders: profrec, profheap, profgpu): data goes to
- *    the final name as it comes; prof_output_flush() pushes it (and ends a
- *    compressed frame/block) so an interrupted run keeps everything up to
- *    the last flush, readable by prof_input (a truncated last frame is
- *    reported and everything before it kept).
+ * What is at the path decides how it is written:
+ *  - a regular file or a new name: the data goes to a temporary file
+ *    ".NAME.XXXXXX" beside it, renamed over it by prof_output_close() only
+ *    when every write succeeded, so a failed or aborted run never leaves a
+ *    half-written file and never clobbers an old one. The new file keeps
+ *    the old one's mode, owner and group (owner and group as far as we may
+ *    set them; set-id bits are dropped when they could not be kept); a new
+ *    one gets 0666 less the umask. A hard link is replaced like any file:
+ *    its other names keep the old contents (as perf, git and sed -i do).
+ *    When the directory is not writable an existing file is written in
+ *    place instead.
+ *  - a symbolic link: followed to its final target (created when
+ *    dangling), which is replaced as above; the link stays a link.
+ *  - anything else (character or block device, FIFO, an open file named
+ *    through /proc such as /dev/fd/N) is opened and written in place;
+ *    /dev/stdout, "-" and NULL are standard output itself.
+ * A directory or an unopenable target fails at open.
  *
- * A NULL or "-" path means stdout (always streamed). Compression is
- * chosen by PROF_COMP_* or, with prof_compression_from_suffix(), by the
- * name: ".gz", ".zst", ".lz4". Write errors are remembered and reported
- * once; a closed pipe (EPIPE) on stdout fails the write quietly, without a message.
+ * Two modes, following who writes:
+ *  - PROF_OUT_ATOMIC (batch tools: proffold, profflame, profcompress ...).
+ *  - PROF_OUT_STREAM (recorders: profrec, profheap, profgpu): the same
+ *    temporary file and rename at close (a recorder closes normally after
+ *    SIGINT/SIGTERM, so an interrupted run keeps its data); the buffer
+ *    passes on only whole lines when it fills, and prof_output_flush()
+ *    pushes it (ending a compressed frame/block), so standard output and
+ *    a temporary file left by a killed run end at a record boundary as
+ *    long as the tool flushes between records.
+ *
+ * Compression is chosen by PROF_COMP_* or, with
+ * prof_compression_from_suffix(), by the name: ".gz", ".zst", ".lz4".
+ * Write errors (ENOSPC, EIO, EFBIG, /dev/full) are remembered and reported
+ * once as "prog: path: strerror"; then close returns -1 and removes the
+ * temporary file. A closed pipe (EPIPE) on stdout fails the write quietly,
+ * without a message.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,14 +86,14 @@ const char *prof_output_name(const struct prof_output *o);
 unsigned long long prof_output_bytes(const struct prof_output *o);
 
 /*
- * Finish: flush, end the compressed stream, close, and in ATOMIC mode
- * rename the temporary file over the destination. Frees o. Returns 0, or
- * -1 after reporting an error (in ATOMIC mode the temporary file is
- * removed and the destination left untouched).
+ * Finish: flush, end the compressed stream, close, and rename the
+ * temporary file (if any) over the destination. Frees o. Returns 0, or -1
+ * after reporting an error (the temporary file is removed and the
+ * destination left untouched).
  */
 int prof_output_close(struct prof_output *o);
 
-/* Give up: in ATOMIC mode remove the temporary file. Frees o. */
+/* Give up: remove the temporary file, leaving the destination as it was. Frees o. */
 void prof_output_abort(struct prof_output *o);
 
 #endif

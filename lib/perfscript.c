@@ -30,6 +30,11 @@ static inline int is_word(unsigned char c)
 	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+static inline int is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 static int starts_with(const char *s, size_t n, const char *lit)
 {
 	size_t l = strlen(lit);
@@ -138,6 +143,144 @@ int prof_perfscript_event_line(const char *line, size_t n, struct prof_perf_even
 	return 0;
 }
 
+/*
+ * (ext) The fields after "comm pid[/tid] " on a sample line that carries
+ * its frame, as perf script prints samples without call chains:
+ * "[cpu] time: period event: pc symbol (dso)", every field before the pc
+ * optional (-F selections). The period is taken only before an event.
+ * Fills the time, period and event of ev and *frame (offset of the pc).
+ * Returns 1 if s[i..n) is such a tail.
+ */
+static int sample_tail(const char *s, size_t i, size_t n, struct prof_perf_event *ev,
+		       size_t *frame)
+{
+	size_t d, j, k;
+
+#define SKIP_WS() while (i < n && is_ws((unsigned char)s[i])) i++
+	SKIP_WS();
+	if (i < n && s[i] == '[') {	/* [cpu] */
+		for (j = i + 1; j < n && is_digit((unsigned char)s[j]); j++)
+			;
+		if (j == i + 1 || j >= n || s[j] != ']')
+			return 0;
+		i = j + 1;
+		SKIP_WS();
+	}
+	/* time: digits[.digits]: */
+	for (j = i; j < n && is_digit((unsigned char)s[j]); j++)
+		;
+	if (j > i && j < n && s[j] == '.') {
+		for (k = j + 1; k < n && is_digit((unsigned char)s[k]); k++)
+			;
+		if (k > j + 1 && k + 1 < n && s[k] == ':' && is_ws((unsigned char)s[k + 1])) {
+			ev->time = s + i;
+			ev->time_len = k - i;
+			i = k + 1;
+			SKIP_WS();
+		}
+	}
+	/* [period] event: -- the event token ends with ':' before a blank */
+	for (d = i; d < n && is_digit((unsigned char)s[d]); d++)
+		;
+	k = i;			/* where the event token would start */
+	if (d > i && d < n && is_ws((unsigned char)s[d]))
+		for (k = d; k < n && is_ws((unsigned char)s[k]); k++)
+			;
+	for (j = k; j < n && !is_ws((unsigned char)s[j]); j++)
+		;
+	if (j >= k + 2 && s[j - 1] == ':' && !is_digit((unsigned char)s[k])) {
+		if (k > i) {
+			ev->period = s + i;
+			ev->period_len = d - i;
+		}
+		ev->event = s + k;
+		ev->event_len = j - 1 - k;
+		ev->has_event = 1;
+		i = j;
+		SKIP_WS();
+	}
+	/* pc symbol; -F period without event: "period pc symbol" */
+	for (j = i; j < n && is_hex((unsigned char)s[j]); j++)
+		;
+	if (j == i || j >= n || !is_ws((unsigned char)s[j]))
+		return 0;
+	k = j;
+	while (k < n && is_ws((unsigned char)s[k]))
+		k++;
+	if (k >= n)
+		return 0;
+	if (!ev->has_event && strspn(s + i, "0123456789") == j - i) {
+		for (d = k; d < n && is_hex((unsigned char)s[d]); d++)
+			;
+		if (d > k && d < n && is_ws((unsigned char)s[d])) {
+			while (d < n && is_ws((unsigned char)s[d]))
+				d++;
+			if (d < n) {
+				ev->period = s + i;
+				ev->period_len = j - i;
+				i = k;
+			}
+		}
+	}
+	*frame = i;
+	return 1;
+#undef SKIP_WS
+}
+
+/*
+ * (ext) A sample line with its frame on it (recorded without call chains,
+ * or printed without them): optional leading blanks (perf right-aligns
+ * the comm), "comm pid[/tid]", then sample_tail(). The comm is the
+ * shortest prefix after which the rest parses, so "io worker 1 5197/5198
+ * ..." has the comm "io worker 1". To tell it from other text, the line
+ * must carry a time, an event or a " (dso)". Returns 1 and fills ev (the
+ * period, event and time as prof_perfscript_event_line() does) and
+ * *frame, the offset of the frame text ("pc symbol (dso)") in line.
+ */
+static int sample_line(const char *line, size_t n, struct prof_perf_event *ev, size_t *frame)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	size_t b = 0, e, k, q, r, x;
+
+	while (b < n && is_ws(s[b]))
+		b++;
+	if (n - b < 2)
+		return 0;
+	for (e = b + 2; e < n; e++) {
+		if (!is_ws(s[e]))
+			continue;
+		k = e;
+		while (k < n && is_ws(s[k]))
+			k++;
+		if (k >= n || !is_digit(s[k]))
+			continue;
+		q = k;
+		while (q < n && is_digit(s[q]))
+			q++;
+		r = q;
+		while (r < n && s[r] == '/')
+			r++;
+		x = r;
+		while (x < n && is_digit(s[x]))
+			x++;
+		if (x >= n || !is_ws(s[x]))
+			continue;
+		memset(ev, 0, sizeof(*ev));
+		if (!sample_tail(line, x, n, ev, frame))
+			continue;
+		if (!ev->time_len && !ev->has_event && line[n - 1] != ')')
+			return 0;
+		ev->comm = line + b;
+		ev->comm_len = e - b;
+		ev->pid = line + k;
+		ev->pid_len = q - k;
+		ev->tid = line + r;
+		ev->tid_len = x - r;
+		return 1;
+	}
+	return 0;
+}
+
 /* "248.704562" -> ns; 0 if not a time. */
 static int parse_time(const char *s, size_t n, uint64_t *ns)
 {
@@ -187,6 +330,7 @@ struct prof_perfscript {
 	const struct prof_perfscript_opts *o;
 	struct line_cache cache[2];	/* [1]: comm starts with "java" */
 	/* the sample being read */
+	int in_sample;			/* an event line since the last empty line */
 	int have_pname;
 	int java;
 	uint32_t *pname;		/* root frame ids (a comm with ';' gives several) */
@@ -199,6 +343,11 @@ struct prof_perfscript {
 	uint32_t *frames;		/* assembled root-first stack */
 	size_t frames_cap;
 	struct prof_buf scratch;
+	/* (ext) a line that is an event line and a sample line, until the
+	 * next line tells which: frames follow, or another sample */
+	struct prof_buf pending;
+	int has_pending;
+	unsigned long pending_lineno;
 	struct prof_perfscript_stats st;
 };
 
@@ -238,6 +387,7 @@ void prof_perfscript_free(struct prof_perfscript *ps)
 	prof_buf_release(&ps->pname_text);
 	prof_buf_release(&ps->pname_raw);
 	prof_buf_release(&ps->scratch);
+	prof_buf_release(&ps->pending);
 	prof_perfscript_stats_release(&ps->st);
 	free(ps);
 }
@@ -394,6 +544,30 @@ static uint32_t tidy_piece(struct prof_perfscript *ps, const char *f, size_t n,
 }
 
 /*
+ * (ext) A frame line without a dso, "\s*HEX\s+symbol": perf script prints
+ * these when -F leaves out dso. s0 is the first non-blank byte. Sets *sym
+ * to the symbol's start and *end to its end (trailing blanks cut).
+ */
+static int no_dso_frame(const char *s, size_t n, size_t s0, size_t *sym, size_t *end)
+{
+	size_t i = s0;
+
+	while (i < n && is_hex((unsigned char)s[i]))
+		i++;
+	if (i == s0 || i >= n || !is_ws((unsigned char)s[i]))
+		return 0;
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	while (n > i && is_ws((unsigned char)s[n - 1]))
+		n--;
+	if (i >= n)
+		return 0;
+	*sym = i;
+	*end = n;
+	return 1;
+}
+
+/*
  * A frame line, /^\s*(\w+)\s*(.+) \((.*)\)/, into frame ids appended to
  * c->pool. Returns the number of frames (0: dropped), or -1 if the line
  * does not match.
@@ -422,9 +596,7 @@ static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
 	while (ws_end < n && is_ws((unsigned char)s[ws_end]))
 		ws_end++;
 	close = memrchr(s, ')', n);
-	if (!close)
-		return -1;
-	L = (size_t)(close - s);
+	L = close ? (size_t)(close - s) : 0;
 	J = SIZE_MAX;
 	for (x = L; x-- > 1;) {
 		if (s[x] == '(' && s[x - 1] == ' ') {
@@ -432,13 +604,27 @@ static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
 			break;
 		}
 	}
-	if (J == SIZE_MAX || J < s0 + 2)
-		return -1;	/* no " (", or no room for pc and symbol */
-	p = ws_end < J - 1 ? ws_end : J - 1;
-	pc = s + s0;
-	pc_len = (p < w_end ? p : w_end) - s0;
-	mod = s + J + 2;
-	mod_len = L - (J + 2);
+	if (J == SIZE_MAX || J < s0 + 2) {
+		/* (ext) "pc symbol" without " (dso)" (perf script -F ip,sym) */
+		if (!no_dso_frame(s, n, s0, &p, &J))
+			return -1;
+		pc = s + s0;
+		pc_len = w_end - s0;
+		/* a kernel address tells a kernel frame without its dso */
+		if (pc_len == 16 && starts_with(pc, pc_len, "ffff")) {
+			mod = "[kernel.kallsyms]";
+			mod_len = 17;
+		} else {
+			mod = "[unknown]";
+			mod_len = 9;
+		}
+	} else {
+		p = ws_end < J - 1 ? ws_end : J - 1;
+		pc = s + s0;
+		pc_len = (p < w_end ? p : w_end) - s0;
+		mod = s + J + 2;
+		mod_len = L - (J + 2);
+	}
 
 	/* s/\+0x[\da-f]+$// */
 	f_end = J;
@@ -504,6 +690,29 @@ static void report_bad(struct prof_perfscript *ps, unsigned long lineno, const c
 	}
 }
 
+/*
+ * (ext) "  file.c:12", "  ??:0" or "  [kernel.kallsyms][ffffffff8100]": a
+ * line -F +srcline prints after a frame, one word.
+ */
+static int srcline(const char *s, size_t n)
+{
+	size_t i = 0, d, j;
+
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	for (j = i; j < n; j++)
+		if (is_ws((unsigned char)s[j]))
+			return 0;
+	if (n - i >= 4 && s[n - 1] == ']') {
+		for (d = n - 1; d > i && is_hex((unsigned char)s[d - 1]); d--)
+			;
+		return d < n - 1 && d > i + 1 && s[d - 1] == '[';
+	}
+	for (d = n; d > i && is_digit((unsigned char)s[d - 1]); d--)
+		;
+	return d < n && d > i + 1 && s[d - 1] == ':';
+}
+
 static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsigned long lineno)
 {
 	struct line_cache *c = &ps->cache[ps->java];
@@ -520,7 +729,8 @@ static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsi
 	}
 	cnt = c->count[id];
 	if (cnt < 0) {
-		report_bad(ps, lineno, s, n);
+		if (!srcline(s, n))
+			report_bad(ps, lineno, s, n);
 		return;
 	}
 	if (!ps->have_pname || cnt == 0)
@@ -539,8 +749,9 @@ static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsi
 static void end_sample(struct prof_perfscript *ps)
 {
 	size_t depth = ps->npname + ps->nrev, i;
-	double w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 
+	ps->in_sample = 0;
 	if (!ps->have_pname)
 		return;		/* next if not $pname */
 	PROF_GROW(ps->frames, depth, ps->frames_cap);
@@ -573,6 +784,16 @@ static void count_other(struct prof_perfscript_stats *st, const char *name, size
 	st->others[st->nothers].name = xmemdup(name, len);
 	st->others[st->nothers].samples = n;
 	st->nothers++;
+}
+
+/* Widen the span of sample times seen to [lo, hi]. */
+static void note_time(struct prof_perfscript_stats *st, uint64_t lo, uint64_t hi)
+{
+	if (!st->have_times || lo < st->time_min_ns)
+		st->time_min_ns = lo;
+	if (!st->have_times || hi > st->time_max_ns)
+		st->time_max_ns = hi;
+	st->have_times = 1;
 }
 
 static void set_event(struct prof_perfscript_ctx *ctx, const char *e, size_t n)
@@ -666,21 +887,66 @@ static void event_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *c
 			return;		/* next: the sample is ignored */
 		}
 	}
+	if (ev->period_len)
+		ps->st.weighted = 1;	/* the unit does not depend on the window */
 	if (o->time_window) {
 		uint64_t t;
+		int timed = ev->time_len && parse_time(ev->time, ev->time_len, &t);
 
-		if (!ev->has_event || !parse_time(ev->time, ev->time_len, &t) || !ctx->time_known ||
-		    t < ctx->time_base_ns + o->time_from_ns ||
+		if (timed)
+			note_time(&ps->st, t, t);
+		if (!timed || !ctx->time_known || t < ctx->time_base_ns + o->time_from_ns ||
 		    (o->time_to_ns != UINT64_MAX && t >= ctx->time_base_ns + o->time_to_ns)) {
 			ps->st.outside_time++;
 			return;
 		}
 	}
-	if (ev->period_len)
-		ps->st.weighted = 1;
 	ps->period = o->counts ? 1 : parse_period(ev->period, ev->period_len);
 	set_pname(ps, ev);
 	ps->have_pname = 1;
+}
+
+/* (ext) A sample line: its root and its one frame, folded at once. */
+static void single_sample(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			  const struct prof_perf_event *ev, const char *frame, size_t n,
+			  unsigned long lineno)
+{
+	end_sample(ps);
+	event_line(ps, ctx, ev);
+	if (ps->have_pname)
+		frame_line(ps, frame, n, lineno);
+	end_sample(ps);
+}
+
+/* An event line (Perl's rules): a sample starts; one still open ends. */
+static void start_sample(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			 const struct prof_perf_event *ev)
+{
+	end_sample(ps);
+	event_line(ps, ctx, ev);
+	ps->in_sample = 1;
+}
+
+/*
+ * Settle the pending line: an event line if frame lines follow it
+ * (next_is_frame), else a sample line.
+ */
+static void settle_pending(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			   int next_is_frame)
+{
+	struct prof_perf_event ev;
+	const char *l = ps->pending.data;
+	size_t n = ps->pending.len, frame;
+
+	if (!ps->has_pending)
+		return;
+	ps->has_pending = 0;
+	if (next_is_frame) {
+		if (prof_perfscript_event_line(l, n, &ev))
+			start_sample(ps, ctx, &ev);
+	} else if (sample_line(l, n, &ev, &frame)) {
+		single_sample(ps, ctx, &ev, l + frame, n - frame, ps->pending_lineno);
+	}
 }
 
 void prof_perfscript_parse(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
@@ -689,30 +955,73 @@ void prof_perfscript_parse(struct prof_perfscript *ps, struct prof_perfscript_ct
 	const char *p = buf, *end = buf + len;
 	unsigned long lineno = line0;
 	struct prof_perf_event ev;
+	size_t frame;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *next = nl ? nl + 1 : end;
 		size_t n = (size_t)((nl ? nl : end) - p);
+		int indented, is_event, is_sample;
 
 		lineno++;
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (n == 0)
+		if (n == 0) {
+			settle_pending(ps, ctx, 0);
 			end_sample(ps);
-		else if (p[0] == '#')
-			;
-		else if (is_ws((unsigned char)p[0]))
-			frame_line(ps, p, n, lineno);
-		else if (prof_perfscript_event_line(p, n, &ev))
-			event_line(ps, ctx, &ev);
+			p = next;
+			continue;
+		}
+		if (p[0] == '#') {
+			p = next;
+			continue;
+		}
+		indented = is_ws((unsigned char)p[0]);
+		is_event = !indented && prof_perfscript_event_line(p, n, &ev);
+		/* (ext) --show-*-events side-band records (never end in "event:") */
+		if (is_event && !ev.has_event && memmem(p, n, ": PERF_RECORD_", 14)) {
+			p = next;
+			continue;
+		}
+		/*
+		 * A sample line ends in its frame, not in "event:"; a frame of
+		 * an open sample is never taken for one.
+		 */
+		if (is_event)
+			is_sample = !ev.has_event && sample_line(p, n, &ev, &frame);
 		else
+			is_sample = (!indented || !ps->in_sample || ps->has_pending) &&
+				    sample_line(p, n, &ev, &frame);
+		if (ps->has_pending) {
+			/* a -F +srcline line after it tells nothing */
+			if (!is_event && !is_sample && srcline(p, n)) {
+				p = next;
+				continue;
+			}
+			settle_pending(ps, ctx, !is_event && !is_sample);
+		}
+		if (is_event && is_sample) {
+			/* frames on the next lines make it an event line */
+			end_sample(ps);
+			prof_buf_reset(&ps->pending);
+			prof_buf_add(&ps->pending, p, n);
+			ps->has_pending = 1;
+			ps->pending_lineno = lineno;
+		} else if (is_sample) {
+			single_sample(ps, ctx, &ev, p + frame, n - frame, lineno);
+		} else if (is_event) {
+			prof_perfscript_event_line(p, n, &ev);
+			start_sample(ps, ctx, &ev);
+		} else {
 			frame_line(ps, p, n, lineno);
+		}
 		p = next;
 	}
 	ps->st.lines += lineno - line0;
-	if (last)
+	if (last) {
+		settle_pending(ps, ctx, 0);
 		end_sample(ps);
+	}
 }
 
 int prof_perfscript_prescan(struct prof_perfscript_ctx *ctx, const char *buf, size_t len,
@@ -720,6 +1029,7 @@ int prof_perfscript_prescan(struct prof_perfscript_ctx *ctx, const char *buf, si
 {
 	const char *p = buf, *end = buf + len;
 	struct prof_perf_event ev;
+	size_t frame;
 
 	while (p < end && (!ctx->event || (need_time && !ctx->time_known))) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -727,8 +1037,9 @@ int prof_perfscript_prescan(struct prof_perfscript_ctx *ctx, const char *buf, si
 
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (n && p[0] != '#' && !is_ws((unsigned char)p[0]) &&
-		    prof_perfscript_event_line(p, n, &ev) && ev.has_event) {
+		if (n && p[0] != '#' &&
+		    ((!is_ws((unsigned char)p[0]) && prof_perfscript_event_line(p, n, &ev) &&
+		      ev.has_event) || (sample_line(p, n, &ev, &frame) && ev.has_event))) {
 			if (!ctx->event)
 				set_event(ctx, ev.event, ev.event_len);
 			if (!ctx->time_known && parse_time(ev.time, ev.time_len, &ctx->time_base_ns))
@@ -755,6 +1066,8 @@ void prof_perfscript_stats_merge(struct prof_perfscript_stats *dst,
 	dst->malformed += src->malformed;
 	dst->outside_time += src->outside_time;
 	dst->weighted |= src->weighted;
+	if (src->have_times)
+		note_time(dst, src->time_min_ns, src->time_max_ns);
 	for (i = 0; i < src->nothers; i++)
 		count_other(dst, src->others[i].name, strlen(src->others[i].name),
 			    src->others[i].samples);
@@ -872,7 +1185,8 @@ static int read_serial(struct prof_chunks *r, struct prof_stacks *t,
 	size_t len;
 	char *block;
 
-	while ((block = prof_chunks_next(r, PROF_CHUNK_BLANK, &len, &last)) != NULL) {
+	/* One parser keeps its state from block to block: any line will do. */
+	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
 		if (!known)
 			known = prof_perfscript_prescan(ctx, block, len, need_time(opts));
 		prof_perfscript_parse(ps, ctx, block, len, line0, last);
@@ -899,6 +1213,17 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 		ctx->event = xstrdup(opts->event_filter);
 		ctx->event_len = strlen(opts->event_filter);
 		ctx->event_defaulted = 0;
+	}
+	/*
+	 * Threads take blocks that end at empty lines, the ends of samples.
+	 * Samples without call chains have none between them: one thread.
+	 */
+	if (jobs > 1) {
+		size_t plen;
+		const char *peek = prof_chunks_peek(r, 1u << 20, &plen);
+
+		if (!memmem(peek, plen, "\n\n", 2) && !memmem(peek, plen, "\n\r\n", 3))
+			jobs = 1;
 	}
 	if (jobs <= 1)
 		return read_serial(r, t, opts, ctx, stats);
@@ -951,19 +1276,40 @@ int prof_perfscript_detect(const char *buf, size_t len, int complete)
 	const char *p = buf, *end = buf + len;
 	struct prof_perf_event ev;
 	int prev_event = 0, lines = 0;
+	size_t frame;
 
 	while (p < end && lines++ < 2000) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)((nl ? nl : end) - p);
+		int indented;
 
 		if (!nl && !complete)
 			break;		/* possibly cut by the peek window */
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (prev_event && n > 0 && is_ws((unsigned char)p[0]))
-			return 1;	/* an event line, then an indented frame */
-		prev_event = n > 0 && p[0] != '#' && !is_ws((unsigned char)p[0]) &&
-			     prof_perfscript_event_line(p, n, &ev);
+		indented = n > 0 && is_ws((unsigned char)p[0]);
+		/*
+		 * An event line, then a frame line "pc symbol (dso)", indented
+		 * or not (older perf): folded lines end in a count.
+		 */
+		if (prev_event && n > 0 && p[n - 1] == ')' && memmem(p, n, " (", 2) &&
+		    (indented || !prof_perfscript_event_line(p, n, &ev)))
+			return 1;
+		prev_event = 0;
+		if (n == 0 || p[0] == '#') {
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		if (!indented && prof_perfscript_event_line(p, n, &ev)) {
+			/* "comm pid ... event:" -- no folded line ends so */
+			if (ev.has_event)
+				return 1;
+			prev_event = 1;
+		}
+		/* a sample with its frame: " (dso)" at the end, or a time and an event */
+		if (sample_line(p, n, &ev, &frame) &&
+		    (p[n - 1] == ')' || (ev.time_len && ev.has_event)))
+			return 1;
 		p = nl ? nl + 1 : end;
 	}
 	return 0;

@@ -32,6 +32,17 @@
  *  - mark_inlined (ext): frames whose dso is "(inlined)" get "_[i]".
  *  - (ext) A trailing "\r" is removed like the newline; the last sample is
  *    kept even without a final empty line (the Perl script loses it).
+ *  - (ext) A sample without call chain is one line carrying its frame,
+ *    "[blanks]comm pid[/tid] [cpu] [time:] [period event:] pc sym (dso)":
+ *    folded at once as comm;sym with its period. The comm is the shortest
+ *    prefix after which the rest parses; the line must carry a time, an
+ *    event or a " (dso)". A line that is both an event line and such a
+ *    sample line is an event line if frame lines follow it.
+ *  - (ext) An event line arriving while a sample is open ends it.
+ *  - (ext) -F +srcline lines ("  file.c:12", "  dso[addr]") and
+ *    side-band records (": PERF_RECORD_...") are skipped.
+ *  - (ext) A frame line "pc sym" without " (dso)" (-F ip,sym) is a frame
+ *    with an unknown dso, a kernel one if pc is a kernel address.
  *  - Any other line is malformed: counted and reported with its line
  *    number, never fatal.
  *
@@ -108,6 +119,9 @@ struct prof_perfscript_stats {
 	unsigned long malformed;	/* unrecognized lines */
 	unsigned long outside_time;	/* samples outside the time window */
 	int weighted;			/* some sample carried a period */
+	/* with a time window: the span of the folded event's sample times */
+	int have_times;
+	uint64_t time_min_ns, time_max_ns;
 	struct prof_perf_other_event *others;
 	size_t nothers;
 	/* The first malformed lines (line number, excerpt), for reporting. */
@@ -159,9 +173,11 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 
 /*
  * Nonzero if the text looks like `perf script` output: somewhere in its
- * first lines an event line is followed by an indented frame line (which
- * folded stacks and TSV never have). complete: buf is the whole input
- * (its last line may lack a newline), not a window onto its start.
+ * first lines an event line ending in "event:", an event line followed by
+ * a frame line ending in " (dso)" (indented or not), or a sample line
+ * with its frame (see above) -- lines that folded stacks, which end in a
+ * count, and TSV never have. complete: buf is the whole input (its last
+ * line may lack a newline), not a window onto its start.
  */
 int prof_perfscript_detect(const char *buf, size_t len, int complete);
 

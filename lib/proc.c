@@ -8,7 +8,54 @@
 #include "error.h"
 #include "proc.h"
 
+/*
+ * The signal dispositions and mask this process started with, taken
+ * before main() runs: whatever the tool changes afterwards (handlers,
+ * SIGPIPE ignored, signals blocked for a signalfd) is undone in the child,
+ * which so starts the command exactly as the shell would have.
+ */
+static sigset_t start_ignored, start_mask;
+
+__attribute__((constructor)) static void save_start_signals(void)
+{
+	struct sigaction sa;
+
+	sigemptyset(&start_ignored);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+		    sa.sa_handler == SIG_IGN)
+			sigaddset(&start_ignored, sig);
+	sigprocmask(SIG_SETMASK, NULL, &start_mask);
+}
+
+/* In the child (async-signal-safe): the start-up dispositions and mask. */
+static void restore_start_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		sa.sa_handler = sigismember(&start_ignored, sig) == 1 ? SIG_IGN : SIG_DFL;
+		sigaction(sig, &sa, NULL);	/* EINVAL for libc's own: fine */
+	}
+	sigprocmask(SIG_SETMASK, &start_mask, NULL);
+}
+
+int prof_signal_ignored_at_start(int sig)
+{
+	return sigismember(&start_ignored, sig) == 1;
+}
+
 int prof_child_spawn(struct prof_child *c, char *const argv[], char *const envp[])
+{
+	return prof_child_spawn_flags(c, argv, envp, 0);
+}
+
+int prof_child_spawn_flags(struct prof_child *c, char *const argv[], char *const envp[],
+			   int flags)
 {
 	int go[2], err[2];
 	char byte;
@@ -27,6 +74,10 @@ int prof_child_spawn(struct prof_child *c, char *const argv[], char *const envp[
 	if (pid == 0) {
 		int e;
 
+		restore_start_signals();
+		/* No stderr to go to: no stdout either, never the result's. */
+		if ((flags & PROF_CHILD_STDOUT_TO_STDERR) && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			close(STDOUT_FILENO);
 		close(go[1]);
 		close(err[0]);
 		/* Wait for "go": the parent attaches before the exec. */

@@ -19,15 +19,36 @@ struct prof_child {
 /*
  * Fork a child that will exec argv[0] (searched in PATH) with envp (NULL:
  * the current environment) but waits until prof_child_start() so the
- * caller can attach to it first. Returns 0, or -1 after reporting.
+ * caller can attach to it first. The child gets back the signal
+ * dispositions (ignored or default) and signal mask the tool itself
+ * started with, whatever the tool changed since: the command runs as it
+ * would without the tool. Returns 0, or -1 after reporting.
  */
 int prof_child_spawn(struct prof_child *c, char *const argv[], char *const envp[]);
+
+/* prof_child_spawn() flag: the command's stdout is the tool's stderr. */
+#define PROF_CHILD_STDOUT_TO_STDERR 1
+
+/*
+ * prof_child_spawn() with flags. A tool whose result goes to its standard
+ * output passes PROF_CHILD_STDOUT_TO_STDERR, so that "tool -- app | next"
+ * never mixes what the program prints into the result.
+ */
+int prof_child_spawn_flags(struct prof_child *c, char *const argv[], char *const envp[],
+			   int flags);
 
 /*
  * Let the child exec. Returns 0 if exec succeeded; otherwise reports
  * "prog: NAME: strerror", reaps the child, and returns 126 or 127.
  */
 int prof_child_start(struct prof_child *c, const char *name);
+
+/*
+ * Whether sig was ignored when the tool started, and so is in a command
+ * it runs (unless the command changes it): passing it on would not stop
+ * the command.
+ */
+int prof_signal_ignored_at_start(int sig);
 
 /* Exit status for a wait() status: code, or 128 + signal number. */
 int prof_exit_status(int wstatus);

@@ -110,6 +110,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 		      struct prof_samples_stats *st)
 {
 	struct reader rd = { prof_chunks_name(r), 0 };
+	struct prof_meta hdr = PROF_META_INIT;	/* this input's metadata */
 	struct defs d;
 	struct prof_buf root = PROF_BUF_INIT;
 	uint32_t *frames = NULL;
@@ -139,6 +140,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 			if (line[0] == '#') {
 				if (meta)
 					prof_meta_parse_line(meta, line, n);
+				prof_meta_parse_line(&hdr, line, n);
 				continue;
 			}
 			if (n == sizeof(header) - 1 && memcmp(line, header, n) == 0) {
@@ -200,13 +202,31 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 					continue;
 				}
 			}
-			/* Event filter: the first event unless one was given. */
+			/*
+			 * Event filter: the one given, else the first of the
+			 * header's list (rows of several events come in any
+			 * order), else the first row's.
+			 */
+			if (!st->event) {
+				st->event = prof_meta_list_item(prof_meta_get(&hdr, "event"), 0);
+				if (st->event && !*st->event) {
+					free(st->event);
+					st->event = NULL;
+				}
+			}
 			if (!st->event) {
 				st->event = xstrdup(f[5]);
 			} else if (strcmp(st->event, f[5]) != 0) {
 				st->other_samples++;
 				add_other(st, f[5]);
 				continue;
+			}
+			if (tns >= 0) {
+				if (!st->have_times || (uint64_t)tns < st->time_min_ns)
+					st->time_min_ns = (uint64_t)tns;
+				if (!st->have_times || (uint64_t)tns > st->time_max_ns)
+					st->time_max_ns = (uint64_t)tns;
+				st->have_times = 1;
 			}
 			if (opts->time_window &&
 			    (tns < 0 || (uint64_t)tns < opts->time_from_ns ||
@@ -245,7 +265,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 			if (opts->counts)
 				w = 1;
 			{
-				double wr[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+				prof_weight wr[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 
 				wr[0] = w;
 				id = prof_stacks_add(t, frames, depth, wr);
@@ -256,6 +276,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 		prof_chunks_recycle(r, block);
 	}
 	finish_reports(&rd);
+	prof_meta_release(&hdr);
 	prof_intern_release(&d.ids);
 	free(d.off);
 	free(d.depth);

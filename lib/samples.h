@@ -16,7 +16,8 @@
  * new id namespace (concatenated files). The comm, spaces turned into
  * '_', becomes the root frame ("comm-PID", "comm-PID/TID" on request),
  * as in perf script folding. Only one event is folded: the filter given,
- * else the first event of the input (the others are counted).
+ * else the first event of the metadata's "event=a,b" list, else the
+ * first row's (the others are counted).
  *
  * Folded stacks (folded.h) are read here too, with leading "#" metadata.
  *
@@ -46,6 +47,8 @@ struct prof_samples_stats {
 	unsigned long malformed;
 	unsigned long outside_time;
 	unsigned long other_samples;	/* rows of other events */
+	int have_times;			/* rows of the event folded were read: */
+	uint64_t time_min_ns, time_max_ns;	/* the span of their time_ns */
 	char *event;			/* the event folded (malloc'ed) or NULL */
 	char *others;			/* other event names, ", "-separated, or NULL */
 };

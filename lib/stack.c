@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
+#include "error.h"
 #include "stack.h"
 #include "xalloc.h"
 
@@ -25,6 +26,26 @@ void prof_stacks_release(struct prof_stacks *t)
 	free(t->hashes);
 	free(t->weights);
 	memset(t, 0, sizeof(*t));
+}
+
+void prof_weight_saturated(const char *what)
+{
+	static int said;
+
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	prof_warn("counts add up to more than 18446744073709551615 (2^64-1)%s%s; kept at 18446744073709551615",
+		  what ? " for " : "", what ? what : "");
+}
+
+/* Say which stack saturated (the first time only). */
+static void stack_saturated(const struct prof_stacks *t, uint32_t id)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+
+	prof_stacks_format(t, id, &b);
+	prof_weight_saturated(prof_buf_cstr(&b));
+	prof_buf_release(&b);
 }
 
 static uint64_t hash_frames(const uint32_t *frames, size_t depth)
@@ -74,14 +95,17 @@ uint32_t prof_stacks_intern(struct prof_stacks *t, const uint32_t *frames, size_
 }
 
 uint32_t prof_stacks_add(struct prof_stacks *t, const uint32_t *frames, size_t depth,
-			 const double *weights)
+			 const prof_weight *weights)
 {
 	uint32_t id = prof_stacks_intern(t, frames, depth);
-	double *w = prof_stacks_weights(t, id);
+	prof_weight *w = prof_stacks_weights(t, id);
 	size_t i;
+	int sat = 0;
 
 	for (i = 0; i < t->nweights; i++)
-		w[i] += weights[i];
+		sat |= prof_weight_add(&w[i], weights[i]);
+	if (sat)
+		stack_saturated(t, id);
 	return id;
 }
 
@@ -110,19 +134,24 @@ static void merge(struct prof_stacks *dst, size_t dst_col, const struct prof_sta
 	for (id = 0; id < src->count; id++) {
 		size_t depth;
 		const uint32_t *f = prof_stacks_frames(src, (uint32_t)id, &depth);
-		const double *sw = prof_stacks_weights(src, (uint32_t)id);
-		double *dw;
+		const prof_weight *sw = prof_stacks_weights(src, (uint32_t)id);
+		prof_weight *dw;
+		uint32_t did;
+		int sat = 0;
 
 		PROF_GROW(frames, depth + 1, cap);
 		for (i = 0; i < depth; i++)
 			frames[i] = map[f[i]];
-		dw = prof_stacks_weights(dst, prof_stacks_intern(dst, frames, depth));
+		did = prof_stacks_intern(dst, frames, depth);
+		dw = prof_stacks_weights(dst, did);
 		if (all_columns) {
 			for (i = 0; i < src->nweights && i < dst->nweights; i++)
-				dw[i] += sw[i];
+				sat |= prof_weight_add(&dw[i], sw[i]);
 		} else {
-			dw[dst_col] += sw[src_col];
+			sat = prof_weight_add(&dw[dst_col], sw[src_col]);
 		}
+		if (sat)
+			stack_saturated(dst, did);
 	}
 	free(frames);
 	free(map);
@@ -230,7 +259,7 @@ uint32_t *prof_stacks_sorted(const struct prof_stacks *t, size_t *n)
 	free(keys);
 
 	for (i = 0; i < t->count; i++) {
-		const double *w = prof_stacks_weights(t, (uint32_t)i);
+		const prof_weight *w = prof_stacks_weights(t, (uint32_t)i);
 		size_t c;
 
 		for (c = 0; c < t->nweights; c++) {

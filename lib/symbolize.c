@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "error.h"
 #include "intern.h"
+#include "demangle.h"
 #include "symbolize.h"
 #include "units.h"
 #include "xalloc.h"
@@ -197,7 +198,14 @@ static const char *cstr(struct prof_symbolizer *s, const char *p)
 
 static const char *demangle(struct prof_symbolizer *s, const char *name)
 {
-	if (!s->opt.demangle || name[0] != '_' || name[1] != 'Z')
+	char rust[4096];
+
+	if (!s->opt.demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return cstr(s, name);
+	/* Rust first: __cxa_demangle leaves legacy Rust names half done. */
+	if (prof_demangle_rust(name, rust, sizeof(rust)))
+		return cstr(s, rust);
+	if (name[1] != 'Z')
 		return cstr(s, name);
 	if (!s->dem_tried) {
 		void *h;
@@ -528,7 +536,7 @@ static void obj_load(struct prof_symbolizer *s, struct elfobj *o)
 /*
  * $XDG_CACHE_HOME/proftools/sym/BUILDID-OPTS (else ~/.cache/...), mode
  * 0600, text:
- *   PROFSYM1
+ *   PROFSYM2                   (2: Rust names demangled; older files are ignored)
  *   VADDR<TAB>NFRAMES          (hex address, then NFRAMES lines)
  *   FLAGS<TAB>LINE<TAB>FILE<TAB>NAME
  * Only resolved addresses are kept. Disabled by PROFTOOLS_NO_CACHE.
@@ -595,7 +603,7 @@ static void symcache_load(struct prof_symbolizer *s, struct elfobj *o, uint32_t 
 	data = xmalloc(len + 1);
 	k = read(fd, data, len);
 	close(fd);
-	if (k != (ssize_t)len || memcmp(data, "PROFSYM1\n", 9) != 0) {
+	if (k != (ssize_t)len || memcmp(data, "PROFSYM2\n", 9) != 0) {
 		free(data);
 		return;
 	}
@@ -668,7 +676,7 @@ static void symcache_store(struct prof_symbolizer *s, struct elfobj *o, uint32_t
 
 	if (symcache_path(s, o, path, sizeof(path), 1) != 0)
 		return;
-	prof_buf_addstr(&b, "PROFSYM1\n");
+	prof_buf_addstr(&b, "PROFSYM2\n");
 	for (size_t i = 0; i < s->ncache; i++) {
 		const struct cache_ent *e = &s->cache[i];
 		int known = 1;

@@ -18,8 +18,8 @@ static struct rank_ctx rank_ctx;
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct prof_top_row *x = a, *y = b;
-	double x1 = rank_ctx.by_total ? x->total : x->self, y1 = rank_ctx.by_total ? y->total : y->self;
-	double x2 = rank_ctx.by_total ? x->self : x->total, y2 = rank_ctx.by_total ? y->self : y->total;
+	prof_weight x1 = rank_ctx.by_total ? x->total : x->self, y1 = rank_ctx.by_total ? y->total : y->self;
+	prof_weight x2 = rank_ctx.by_total ? x->self : x->total, y2 = rank_ctx.by_total ? y->self : y->total;
 	size_t lx, ly, n;
 	const char *sx, *sy;
 	int c;
@@ -36,11 +36,12 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total, size_t *n,
-				      double *grand)
+				      prof_weight *grand)
 {
 	size_t nf = prof_intern_count(&t->frames), id, i, k = 0;
-	double *self = xcalloc(nf ? nf : 1, sizeof(*self));
-	double *total = xcalloc(nf ? nf : 1, sizeof(*total));
+	prof_weight *self = xcalloc(nf ? nf : 1, sizeof(*self));
+	prof_weight *total = xcalloc(nf ? nf : 1, sizeof(*total));
+	int sat = 0;
 	size_t *seen = xcalloc(nf ? nf : 1, sizeof(*seen));	/* stack id + 1 */
 	struct prof_top_row *rows;
 
@@ -48,19 +49,21 @@ struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total,
 	for (id = 0; id < prof_stacks_count(t); id++) {
 		size_t depth;
 		const uint32_t *f = prof_stacks_frames(t, (uint32_t)id, &depth);
-		double w = prof_stacks_weights(t, (uint32_t)id)[0];
+		prof_weight w = prof_stacks_weights(t, (uint32_t)id)[0];
 
 		if (w == 0 || depth == 0)
 			continue;
-		*grand += w;
-		self[f[depth - 1]] += w;
+		sat |= prof_weight_add(grand, w);
+		sat |= prof_weight_add(&self[f[depth - 1]], w);
 		for (i = 0; i < depth; i++) {
 			if (seen[f[i]] != id + 1) {
 				seen[f[i]] = id + 1;
-				total[f[i]] += w;
+				sat |= prof_weight_add(&total[f[i]], w);
 			}
 		}
 	}
+	if (sat)
+		prof_weight_saturated("the total");
 	rows = xmalloc((nf ? nf : 1) * sizeof(*rows));
 	for (i = 0; i < nf; i++) {
 		if (total[i] == 0)
@@ -80,10 +83,10 @@ struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total,
 	return rows;
 }
 
-uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, double *weight)
+uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, prof_weight *weight)
 {
 	size_t nf = prof_intern_count(&t->frames), ns = prof_stacks_count(t), id, d = 0;
-	double *acc = xcalloc(nf ? nf : 1, sizeof(*acc));
+	prof_weight *acc = xcalloc(nf ? nf : 1, sizeof(*acc));
 	uint32_t *touched = xmalloc((nf ? nf : 1) * sizeof(*touched));
 	uint32_t *path = NULL;
 	size_t cap = 0;
@@ -95,12 +98,12 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, doub
 	for (;;) {
 		size_t ntouched = 0, i;
 		uint32_t best = UINT32_MAX;
-		double self_here = 0;	/* weight of the stacks ending at the path */
+		prof_weight self_here = 0;	/* weight of the stacks ending at the path */
 
 		for (id = 0; id < ns; id++) {
 			size_t depth;
 			const uint32_t *f;
-			double w;
+			prof_weight w;
 
 			if (!alive[id])
 				continue;
@@ -108,13 +111,13 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, doub
 			w = prof_stacks_weights(t, (uint32_t)id)[0];
 			if (depth <= d || w == 0) {
 				if (depth == d)
-					self_here += w;
+					prof_weight_add(&self_here, w);
 				alive[id] = 0;
 				continue;
 			}
 			if (acc[f[d]] == 0)
 				touched[ntouched++] = f[d];
-			acc[f[d]] += w;
+			prof_weight_add(&acc[f[d]], w);
 		}
 		for (i = 0; i < ntouched; i++) {
 			uint32_t c = touched[i];
@@ -150,10 +153,10 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, doub
 	return path;
 }
 
-static void fmt_value(char *buf, size_t n, double v, const char *unit, int human)
+static void fmt_value(char *buf, size_t n, prof_weight v, const char *unit, int human)
 {
 	if (human && unit && strcmp(unit, "ns") == 0)
-		prof_fmt_duration(buf, n, v / 1e9);
+		prof_fmt_duration(buf, n, (double)(v / 1e9L));
 	else
 		prof_format_count(buf, v);
 }
@@ -176,7 +179,7 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 	struct prof_buf b = PROF_BUF_INIT, path_text = PROF_BUF_INIT;
 	struct prof_meta m = PROF_META_INIT;
 	size_t nrows, i, depth;
-	double grand, path_w;
+	prof_weight grand, path_w;
 	struct prof_top_row *rows = prof_top_compute(t, opts->by_total, &nrows, &grand);
 	uint32_t *path = prof_top_hot_path(t, &depth, &path_w);
 	char v1[64], v2[64];
@@ -192,11 +195,11 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 			prof_buf_add(&path_text, opts->human ? " > " : ";", opts->human ? 3 : 1);
 		add_name(&path_text, s, len);
 	}
-#define PCT(v) (grand > 0 ? 100.0 * (v) / grand : 0.0)
+#define PCT(v) (grand > 0 ? (double)(100 * (v) / grand) : 0.0)
 	if (opts->human) {
 		fmt_value(v1, sizeof(v1), grand, opts->unit, 1);
-		prof_buf_addf(&b, "top %zu functions by %s weight (total %s%s%s)\n", nrows,
-			      opts->by_total ? "total" : "self", v1,
+		prof_buf_addf(&b, "top %zu function%s by %s weight (total %s%s%s)\n", nrows,
+			      nrows == 1 ? "" : "s", opts->by_total ? "total" : "self", v1,
 			      opts->unit && strcmp(opts->unit, "ns") ? " " : "",
 			      opts->unit && strcmp(opts->unit, "ns") ? opts->unit : "");
 		prof_buf_addf(&b, "%4s  %10s %7s  %10s %7s  %s\n", "rank", "self", "self%", "total",

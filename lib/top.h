@@ -31,22 +31,23 @@ struct prof_top_opts {
 /* One function of the report. */
 struct prof_top_row {
 	uint32_t frame;
-	double self, total;
+	prof_weight self, total;	/* exact integers up to 2^64-1, then saturated */
 };
 
 /*
  * Compute the rows of t (weight column 0), ranked as opts says; all
  * functions with a nonzero total. Returns a malloc'ed array of *n rows
- * (caller frees) and the grand total in *grand.
+ * (caller frees) and the grand total in *grand. Sums above 2^64-1
+ * saturate, said once (prof_weight_saturated()).
  */
 struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total, size_t *n,
-				      double *grand);
+				      prof_weight *grand);
 
 /*
  * The hottest path: frame ids root first (malloc'ed, caller frees), its
  * length in *depth and its weight in *weight. NULL if t is empty.
  */
-uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth, double *weight);
+uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth, prof_weight *weight);
 
 /*
  * Write the report of t to o. meta (may be NULL) is copied into the TSV

@@ -75,7 +75,7 @@ void prof_transform_apply(const struct prof_transform *x, const struct prof_stac
 	for (id = 0; id < prof_stacks_count(src); id++) {
 		size_t depth, start = 0, n = 0;
 		const uint32_t *f = prof_stacks_frames(src, (uint32_t)id, &depth);
-		const double *w = prof_stacks_weights(src, (uint32_t)id);
+		const prof_weight *w = prof_stacks_weights(src, (uint32_t)id);
 
 		if (cls) {
 			int any_focus = 0, any_exclude = 0;
@@ -127,7 +127,7 @@ void prof_transform_apply(const struct prof_transform *x, const struct prof_stac
 			}
 		}
 		{
-			double wr[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+			prof_weight wr[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 
 			for (i = 0; i < src->nweights && i < dst->nweights; i++)
 				wr[i] = w[i];

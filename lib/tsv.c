@@ -174,7 +174,7 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 		}
 		n = prof_tsv_split(line, len, fields, s->ncolumns + 1);
 		if (n != s->ncolumns) {
-			PROBLEM("%zu fields, expected %zu", n, s->ncolumns);
+			PROBLEM("%zu field%s, expected %zu", n, n == 1 ? "" : "s", s->ncolumns);
 			continue;
 		}
 		for (i = 0; i < n; i++) {

@@ -195,10 +195,24 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /* ---- sessions ---- */
 
-/* Load bias of a mapping: its start minus the ELF vaddr of its file offset. */
+/*
+ * Load bias of a mapping: its start minus the ELF vaddr of its file offset.
+ *
+ * The mapping's page offset alone does not name its segment: linkers that
+ * pack segments in the file (lld, which rustc uses by default; gold;
+ * ld -z noseparate-code) start the text segment in the same file page as
+ * the end of the read-only one, at a vaddr one page further on. Both
+ * segments then contain the page offset of the text mapping, and taking
+ * the read-only one put every address one page off: the CFI looked up for
+ * the sampled IP was another function's, and the unwind stopped after a
+ * bogus second frame. So the segment must also have the mapping's
+ * permission to execute (the only mappings reported here), and among
+ * several candidates the one whose first page is the mapping's wins.
+ */
 static int map_bias(const struct prof_map *m, Dwarf_Addr *bias, int *is_exec_type)
 {
 	int fd = open(m->path, O_RDONLY | O_CLOEXEC), rc = -1;
+	uint64_t pmask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
 	Elf *e;
 	size_t nph;
 	GElf_Ehdr eh;
@@ -207,17 +221,23 @@ static int map_bias(const struct prof_map *m, Dwarf_Addr *bias, int *is_exec_typ
 		return -1;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e && gelf_getehdr(e, &eh) && elf_getphdrnum(e, &nph) == 0) {
+		int best = -1;
+
 		*is_exec_type = eh.e_type == ET_EXEC;
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
+			int score;
 
 			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
-			if (m->pgoff >= (ph.p_offset & ~(uint64_t)0xfff) &&
-			    m->pgoff < ph.p_offset + ph.p_filesz) {
+			if (m->pgoff < (ph.p_offset & ~pmask) || m->pgoff >= ph.p_offset + ph.p_filesz)
+				continue;
+			score = (!(ph.p_flags & PF_X) == !(m->prot & PROT_EXEC)) * 2 +
+				((ph.p_offset & ~pmask) == m->pgoff);
+			if (score > best) {
+				best = score;
 				*bias = m->start - (m->pgoff - ph.p_offset + ph.p_vaddr);
 				rc = 0;
-				break;
 			}
 		}
 	}

@@ -17,6 +17,12 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Copy of exactly n bytes plus a terminating NUL. */
 void *xmemdup(const void *p, size_t n);
+/*
+ * printf into a new string of exactly the length needed (the bounded
+ * replacement for sprintf into a buffer sized by hand). Dies on OOM or
+ * on a format error.
+ */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow *p (of *cap elements of size elsize) to hold at least need elements. */
 #define PROF_GROW(p, need, cap)                                                \

@@ -1,25 +1,71 @@
 #!/bin/sh
 # make check: the suite against the plain build, then against the
-# sanitizer build; the last line sums both passes.
+# sanitizer build, each run from a tree installed into a temporary
+# DESTDIR (make install PREFIX=/usr) so the installed layout is what is
+# tested; the tree is uninstalled afterwards and must then be empty.
+# The last line sums both passes.
 #   tests/check.sh BUILD BINDIR SAN_BUILD SAN_BINDIR
+# MAKE (set by make check) is the make to install with.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+: "${MAKE:=make}"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+inst=$(mktemp -d "${TMPDIR:-/tmp}/proftools-inst.XXXXXX")
+trap 'rm -rf "$log" "$inst"' EXIT
+ip=0 if=0
 
-echo "== plain build"
-./tests/run.sh "$1" "$2" | tee "$log"
+result() { # result PASS|FAIL NAME [WHY]
+	echo "$1 $2${3:+: $3}"
+	if [ "$1" = PASS ]; then ip=$((ip + 1)); else if=$((if + 1)); fi
+}
+
+# install_tree DIR BUILD BINDIR [SANITIZE]: make install into DIR.
+# DIR/usr/share/man exists beforehand: uninstall must keep it.
+install_tree() {
+	mkdir -p "$1/usr/share/man"
+	if $MAKE --no-print-directory -s install DESTDIR="$1" PREFIX=/usr BUILD="$2" BINDIR="$3" \
+		${4:+SANITIZE=$4} >"$log" 2>&1; then
+		result PASS "install: make install DESTDIR=$1 PREFIX=/usr${4:+ SANITIZE=$4}"
+	else
+		result FAIL "install: make install${4:+ SANITIZE=$4}" "$(tail -n 5 "$log" | tr '\n' '|')"
+	fi
+}
+
+# uninstall_tree DIR BUILD BINDIR [SANITIZE]: make uninstall leaves only
+# what was there before the install.
+uninstall_tree() {
+	if ! $MAKE --no-print-directory -s uninstall DESTDIR="$1" PREFIX=/usr BUILD="$2" BINDIR="$3" \
+		${4:+SANITIZE=$4} >"$log" 2>&1; then
+		result FAIL "install: make uninstall${4:+ SANITIZE=$4}" "$(tail -n 5 "$log" | tr '\n' '|')"
+		return
+	fi
+	left=$(cd "$1" && find . -mindepth 1 | sort | tr '\n' ' ')
+	if [ "$left" = "./usr ./usr/share ./usr/share/man " ]; then
+		result PASS "install: make uninstall removes every file and the directories install created${4:+ (SANITIZE=$4)}"
+	else
+		result FAIL "install: make uninstall removes every file and the directories install created${4:+ (SANITIZE=$4)}" \
+			"left: $left"
+	fi
+}
+
+echo "== plain build, installed"
+install_tree "$inst/plain" "$1" "$2"
+./tests/run.sh "$1" "$inst/plain/usr/bin" | tee "$log"
 plain=$(tail -n 1 "$log")
+uninstall_tree "$inst/plain" "$1" "$2"
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer build, installed"
+install_tree "$inst/san" "$3" "$4" address,undefined
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
-SANITIZE=address,undefined ./tests/run.sh "$3" "$4" asan | tee "$log"
+SANITIZE=address,undefined ./tests/run.sh "$3" "$inst/san/usr/bin" asan | tee "$log"
 san=$(tail -n 1 "$log")
+uninstall_tree "$inst/san" "$3" "$4" address,undefined
 
 sum() { echo "$plain" "$san" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($(i+1) ~ "^" k) t += $i } END { print t + 0 }'; }
-p=$(sum passed) f=$(sum failed) s=$(sum skipped)
+p=$(($(sum passed) + ip)) f=$(($(sum failed) + if)) s=$(sum skipped)
 echo "plain: $plain"
 echo "sanitizers: $san"
+echo "install: $ip passed, $if failed"
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]

@@ -1,7 +1,8 @@
 # Shared helpers for the tool tests (tests/NAME.sh). Source it first.
 #
 # Environment (set by tests/run.sh; defaults for running a file by hand):
-#   BIN     directory of the tools under test        (default: bin)
+#   BIN     directory of the tools under test        (default: bin); make
+#           check points it at an installed tree (DESTDIR/usr/bin)
 #   BUILD   build directory (tests/tools helpers)    (default: build)
 #   CORPUS  ../shared/corpus when present, else empty
 #   SANITIZE  non-empty in the sanitizer pass: keep workloads small
@@ -23,6 +24,11 @@ TESTS=$TOP/tests
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/proftest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 TSVCHECK=$BUILD/tests/tools/tsvcheck
+# profheap's preloaded shim: beside the tools in a build directory, in
+# ../lib/proftools in an installed tree (make check tests that one).
+SHIM=$BIN/libprofheap.so
+[ -f "$SHIM" ] || [ ! -f "$BIN/../lib/proftools/libprofheap.so" ] ||
+	SHIM=$(cd "$BIN/../lib/proftools" && pwd)/libprofheap.so
 SUITE=$(basename "$0" .sh)
 export LC_ALL=C
 unset DEBUGINFOD_URLS
@@ -118,4 +124,26 @@ need_corpus() {
 	[ -n "$CORPUS" ] && [ -f "$CORPUS/perf-fp.txt" ] && return 0
 	skip "$1" "corpus ../shared/corpus not present"
 	return 1
+}
+
+# check_sigstate NAME TOOL [ARG...]: the command that "TOOL ARG... command"
+# runs starts with the signal dispositions (SigIgn) and mask (SigBlk) it
+# gets without the tool, both as is and when the tool is itself started
+# with signals blocked and ignored (tests/tools/sigstate).
+check_sigstate() {
+	_name=$1
+	shift
+	for _st in "" "-b 10,12 -i 1,2,3"; do
+		# shellcheck disable=SC2086
+		_want=$("$BUILD/tests/tools/sigstate" $_st grep -E '^Sig(Ign|Blk)' /proc/self/status)
+		# shellcheck disable=SC2086
+		_got=$("$BUILD/tests/tools/sigstate" $_st "$@" grep -E '^Sig(Ign|Blk)' /proc/self/status 2>&1 |
+			grep -E '^Sig(Ign|Blk)')
+		if [ -z "$_want" ] || [ "$_want" != "$_got" ]; then
+			fail "$_name${_st:+ (started with sigstate $_st)}" \
+				"$(printf 'expected %s, got %s' "$_want" "$_got" | tr '\n\t' '| ')"
+			return
+		fi
+	done
+	pass "$_name"
 }

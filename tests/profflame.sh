@@ -48,12 +48,24 @@ check "self-contained: no external references" 0 "" \
 	sh -c "grep -Eo '(src|href)=\"(https?:)?//[^\"]*' '$TMP/small.svg'; grep -c 'xlink:href' '$TMP/small.svg' | grep -v '^0$'; true"
 check "script embedded" 0 "1" count "$TMP/small.svg" "count(//*[local-name()='script'])"
 
+# counts up to 2^64-1 (issue 10 item 3): proffold's output of them is drawn
+printf 'a;b 18446744073709551615\na;c 1\n' >"$TMP/big.folded"
+"$BIN/proffold" "$TMP/big.folded" | "$F" >"$TMP/big.svg" 2>"$TMP/stderr"
+check "2^64-1 through proffold is drawn" 0 "b (18,446,744,073,709,551,61" \
+	sh -c "grep -o '<title>b ([^<]*' '$TMP/big.svg' | sed 's/<title>//' | cut -c1-28; grep . '$TMP/stderr' || true"
+
 # duplicate stacks merge; stdin when no operand
 printf 'a;b 1\nc 2\na;b 3\n' | "$F" >"$TMP/dup.svg" 2>"$TMP/stderr"
 check "duplicate stacks merge" 0 "b (4 samples, 66.67%)" \
 	sh -c "grep -o '<title>b ([^<]*' '$TMP/dup.svg' | sed 's/<title>//'"
-check "fluid width when --width omitted" 0 "100%" count "$TMP/dup.svg" "string(/*/@width)"
-check "fixed width" 0 "1200" count "$TMP/small.svg" "string(/*/@width)"
+# intrinsic size: width, height and viewBox always (an <img> runs no script);
+# a fluid graph's script switches to the window's width (see the browser tests)
+check "fluid: intrinsic width, height, viewBox" 0 "1200 118 0 0 1200 118" \
+	count "$TMP/dup.svg" "concat(/*/@width, ' ', /*/@height, ' ', /*/@viewBox)"
+check "fluid: the script fills the window" 0 "1" sh -c "grep -c 'fluid: true,' '$TMP/dup.svg'"
+check "fixed width" 0 "1200 134 0 0 1200 134" \
+	count "$TMP/small.svg" "concat(/*/@width, ' ', /*/@height, ' ', /*/@viewBox)"
+check "fixed width: the script keeps it" 0 "1" sh -c "grep -c 'fluid: false,' '$TMP/small.svg'"
 
 # ---- identical to flamegraph.pl ------------------------------------------
 # extract FILE: "y x width fill title" per frame, positions to 0.1 px.
@@ -105,9 +117,14 @@ if [ -n "$CORPUS" ] && [ -f "$FG/flamegraph.pl" ] && command -v perl >/dev/null;
 		[ "$(wc -l <"$TMP/ours.txt")" = "$(wc -l <"$TMP/ref.txt")" ] && [ -s "$TMP/ref.txt" ] &&
 			pass "$name" || fail "$name" "$(head -c 300 "$TMP/cmp.out")"
 	done
-	"$F" --width 1200 --diff "$CORPUS/perf-fp.folded" "$CORPUS/perf-dwarf.folded" >"$TMP/diff-files.svg"
-	"$F" --width 1200 "$TMP/pl-diff.folded" >"$TMP/diff-pl.svg"
+	# the same but for the legend, which names the files with --diff
+	"$F" --width 1200 --diff "$CORPUS/perf-fp.folded" "$CORPUS/perf-dwarf.folded" |
+		grep -v '^<g id="legend">' >"$TMP/diff-files.svg"
+	"$F" --width 1200 "$TMP/pl-diff.folded" | grep -v '^<g id="legend">' >"$TMP/diff-pl.svg"
 	check "--diff equals difffolded.pl | profflame" 0 "" cmp "$TMP/diff-files.svg" "$TMP/diff-pl.svg"
+	check "difffolded.pl | profflame --diff: one two-count input is accepted" 0 "" \
+		sh -c "perl '$FG/difffolded.pl' '$CORPUS/perf-fp.folded' '$CORPUS/perf-dwarf.folded' 2>/dev/null |
+			'$F' --width 1200 --diff | grep -v '^<g id=\"legend\">' | cmp - '$TMP/diff-pl.svg'"
 else
 	skip "same frames as flamegraph.pl" "needs the corpus, $FG/flamegraph.pl and perl"
 fi
@@ -129,10 +146,10 @@ fi
 # ---- hostile names --------------------------------------------------------
 printf '<script>alert(1)</script>;a&b"c'"'"'d 5\nesc\033[31mred;nul\000byte 3\nbad\377utf8;\302 2\n' >"$TMP/hostile.folded"
 printf 'x;%s 4\n' "$(printf '\346\227\245\346\234\254\350\252\236%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20)" >>"$TMP/hostile.folded"
-run "$F" --width 300 --title '<b>"t"</b>' --subtitle '&x' --countname '<u>' --notes 'a -- b -->' "$TMP/hostile.folded"
+check_status "hostile names: exit 0" 0 \
+	"$F" --width 300 --title '<b>"t"</b>' --subtitle '&x' --countname '<u>' --notes 'a -- b -->' "$TMP/hostile.folded"
 cp "$TMP/stdout" "$TMP/hostile.svg"
-check_status "hostile names: exit 0" 0 true
-[ "$STATUS" = 0 ] || cat "$TMP/stderr" >&2
+check "hostile names: every frame drawn" 0 "9" count "$TMP/hostile.svg" "$FRAMES"
 assert "hostile names: well-formed XML" xmllint --noout "$TMP/hostile.svg"
 check "hostile names: script name is text" 0 "1" \
 	count "$TMP/hostile.svg" "count(//*[local-name()='title'][starts-with(., '<script>alert(1)</script> (5 ')])"
@@ -151,6 +168,39 @@ check "hostile names: title escaped" 0 '<b>"t"</b>' count "$TMP/hostile.svg" "st
 # labels are cut at character boundaries: the CJK label ends in ".." after whole characters
 check "labels cut on UTF-8 boundaries" 0 "1" \
 	count "$TMP/hostile.svg" "count(//*[local-name()='text'][contains(., '日本語..') or contains(., '本語..') or contains(., '語..')])"
+
+# ---- XML-forbidden code points, random bytes --------------------------------
+# U+FFFE and U+FFFF are valid UTF-8 but no XML 1.0 Char: replaced like controls
+printf 'a\357\277\276;b\357\277\277;c\357\267\220;d\001e 3\n' >"$TMP/nonchar.folded"
+check_status "noncharacters: exit 0" 0 "$F" --width 1200 "$TMP/nonchar.folded"
+cp "$TMP/stdout" "$TMP/nonchar.svg"
+assert "noncharacters U+FFFE, U+FFFF: well-formed XML" xmllint --noout "$TMP/nonchar.svg"
+check "noncharacters become U+FFFD" 0 "$(printf 'a\357\277\275|b\357\277\275|c\357\277\275|d\357\277\275e')" \
+	sh -c "grep -o '<title>[^<]*' '$TMP/nonchar.svg' | sed 's/<title>//; s/ (.*//' | grep -v '^all\$' | sort | paste -sd '|'"
+# random byte strings, biased towards (nearly) valid multibyte sequences,
+# as frame names, in labels cut to fit and in the countname of the script
+awk 'BEGIN { srand(16); split("239 191 190 237 244 143 240 144 183 194 128 159 127", L, " ")
+	for (i = 0; i < 3000; i++) {
+		s = "f"; n = 1 + int(rand() * 40)
+		for (k = 0; k < n; k++) {
+			c = int(rand() * 5)
+			if (c == 0) r = 1 + int(rand() * 255)
+			else if (c == 1) r = 128 + int(rand() * 64)
+			else if (c == 2) r = 192 + int(rand() * 64)
+			else if (c == 3) r = L[1 + int(rand() * 13)]
+			else r = 1 + int(rand() * 126)
+			if (r == 10) r = 59
+			s = s sprintf("%c", r)
+		}
+		print s "x " 1 + int(rand() * 5)
+	} }' >"$TMP/fuzz.folded"
+check_status "random bytes: 3000 names drawn, exit 0" 0 \
+	"$F" --width 100000 --minwidth 0 --countname "$(printf 'u\357\277\277\001<')" "$TMP/fuzz.folded"
+cp "$TMP/stdout" "$TMP/fuzz.svg"
+assert "random bytes: well-formed XML (xmllint)" xmllint --noout "$TMP/fuzz.svg"
+assert "random bytes: valid UTF-8" iconv -f UTF-8 -t UTF-8 "$TMP/fuzz.svg" -o /dev/null
+check "random bytes: labels drawn (cut on characters)" 0 "1" \
+	sh -c "[ \$(xmllint --xpath \"count(//*[local-name()='g'][@id='frames']/*/*[local-name()='text'])\" '$TMP/fuzz.svg') -gt 1000 ] && echo 1"
 
 # ---- annotations ----------------------------------------------------------
 printf 'java;a_[j];b_[k];c_[i] 1\n' >"$TMP/ann.folded"
@@ -174,7 +224,41 @@ check "differential: --negate swaps hues" 0 "#0000ff" fill "$TMP/neg.svg" b
 printf 'a;b 10\na;c 20\na;d 5\n' >"$TMP/before.folded"
 printf 'a;b 20\na;c 10\na;d 5\n' >"$TMP/after.folded"
 "$F" --width 1200 --diff "$TMP/before.folded" "$TMP/after.folded" >"$TMP/diff2.svg" 2>/dev/null
-check "--diff BEFORE AFTER equals two-count input" 0 "" cmp "$TMP/diff.svg" "$TMP/diff2.svg"
+check "--diff BEFORE AFTER equals two-count input (but for the legend)" 0 "" \
+	sh -c "grep -v '^<g id=\"legend\">' '$TMP/diff.svg' >'$TMP/l1'; grep -v '^<g id=\"legend\">' '$TMP/diff2.svg' >'$TMP/l2'; cmp '$TMP/l1' '$TMP/l2'"
+# legend: what the colours mean and which input is which
+legend() { xmllint --xpath "string(//*[@id='legend'])" "$1" 2>/dev/null; }
+check "differential legend (two-count input)" 0 "grew (AFTER > BEFORE)shrank (AFTER < BEFORE)unchangedwidths: AFTER; BEFORE, AFTER: the first and second count of each stack" \
+	legend "$TMP/diff.svg"
+check "differential legend names the files (--diff)" 0 "grew (AFTER > BEFORE)shrank (AFTER < BEFORE)unchangedwidths: AFTER; BEFORE: $TMP/before.folded, AFTER: $TMP/after.folded" \
+	legend "$TMP/diff2.svg"
+check "differential legend: --negate swaps the hues" 0 "shrank (AFTER < BEFORE)grew (AFTER > BEFORE)" \
+	sh -c "xmllint --xpath \"concat(//*[@id='legend']/*[local-name()='text'][1], //*[@id='legend']/*[local-name()='text'][2])\" '$TMP/neg.svg'"
+check "differential legend: swatch colours" 0 "#ff0000 #0000ff #ffffff" \
+	count "$TMP/diff.svg" "concat(//*[@id='legend']/*[local-name()='rect'][1]/@fill, ' ', //*[@id='legend']/*[local-name()='rect'][2]/@fill, ' ', //*[@id='legend']/*[local-name()='rect'][3]/@fill)"
+check "differential: default title" 0 "Differential Flame Graph" count "$TMP/diff.svg" "string(//*[@id='title'])"
+check "differential: --inverted title" 0 "Differential Icicle Graph" \
+	sh -c "'$F' --inverted '$TMP/diff.folded' | xmllint --xpath \"string(//*[@id='title'])\" -"
+check "not differential: no legend" 0 "0" count "$TMP/small.svg" "count(//*[@id='legend'])"
+# labels readable on every fill: white text (class dk) on dark fills only
+check "label colour: white on blue, black on red and white" 0 "c" \
+	sh -c "grep -o '<title>[a-z] ([^<]*</title><rect [^>]*class=\"dk\"' '$TMP/diff.svg' | sed 's/<title>\\(.\\).*/\\1/'"
+check "label colour: the style makes dk labels white" 0 "1" sh -c "grep -c '^#frames rect.dk~text{fill:#fff}\$' '$TMP/diff.svg'"
+printf 'a;b 10 100\na;c 100 10\n' >"$TMP/strong.folded"
+check "label colour: pure red keeps black (better contrast), pure blue white" 0 "c" \
+	sh -c "'$F' '$TMP/strong.folded' 2>/dev/null | grep -o '<title>[a-z] ([^<]*</title><rect [^>]*class=\"dk\"' | sed 's/<title>\\(.\\).*/\\1/'"
+# --diff with one input: the two-count form is the documented differential
+check "--diff with one two-count file equals without --diff" 0 "" \
+	sh -c "'$F' --width 1200 --diff '$TMP/diff.folded' | cmp - '$TMP/diff.svg'"
+check "--diff with a two-count stdin equals without --diff" 0 "" \
+	sh -c "'$F' --width 1200 --diff <'$TMP/diff.folded' | cmp - '$TMP/diff.svg'"
+check_error "--diff with one single-count input: exit 1" 1 "--diff with one input needs its differential form" \
+	"$F" -o "$TMP/diff1.svg" --diff "$TMP/before.folded"
+check "--diff with one single-count input: no file written" 0 "" sh -c "ls '$TMP' | grep -F 'diff1.svg'; true"
+# difffolded.pl turns a "# ..." metadata line into " 0 0": read it as nothing
+{ echo ' 0 0'; cat "$TMP/diff.folded"; } >"$TMP/diff-mangled.folded"
+"$F" --width 1200 "$TMP/diff-mangled.folded" >"$TMP/diff3.svg" 2>"$TMP/diff3.err"
+check "difffolded.pl's ' 0 0' line is skipped" 0 "" cmp "$TMP/diff.svg" "$TMP/diff3.svg"
 printf 'a;b 20\na;c 40\n' >"$TMP/before2.folded"
 printf 'a;b 20\na;c 10\n' >"$TMP/after2.folded"
 "$F" --width 1200 -n --diff "$TMP/before2.folded" "$TMP/after2.folded" >"$TMP/norm.svg" 2>/dev/null
@@ -210,6 +294,23 @@ check "--factor scales tooltips" 0 "b (3,000 ns, 100.00%)" \
 check "--total sets the 100% width" 0 "b (1,500 ns, 50.00%)" \
 	sh -c "'$F' --total 3000 '$TMP/unit.folded' | grep -o '<title>b ([^<]*' | sed 's/<title>//'"
 check "--notes in a comment" 0 "1" sh -c "'$F' --notes 'built by ci' '$TMP/small.folded' | grep -c '<!-- NOTES: built by ci -->'"
+
+# flamegraph.pl's --encoding and --random
+check "--encoding UTF-8 is accepted: the SVG is UTF-8 anyway" 0 "" \
+	sh -c "'$F' --width 1200 --encoding utf-8 '$TMP/small.folded' | cmp - '$TMP/small.svg'"
+check_error "--encoding other than UTF-8: refused, naming iconv" 2 "iconv -f ISO-8859-1 -t UTF-8" \
+	"$F" --encoding ISO-8859-1 "$TMP/small.folded"
+awk 'BEGIN { for (i = 0; i < 40; i++) print "s" i ";x 1" }' >"$TMP/rand.folded"
+xfills() { grep -o '<title>x ([^<]*</title><rect [^>]*' "$1" | sed 's/.*fill="\([^"]*\)".*/\1/' | sort -u; }
+check_status "without --random" 0 "$F" "$TMP/rand.folded"
+xfills "$TMP/stdout" >"$TMP/xfills"
+check "without --random: one colour per name" 0 "1" sh -c "wc -l <'$TMP/xfills' | tr -d ' '"
+check_status "--random" 0 "$F" --random "$TMP/rand.folded"
+xfills "$TMP/stdout" >"$TMP/xfills"
+n=$(wc -l <"$TMP/xfills" | tr -d ' ')
+[ "$n" -ge 30 ] && pass "--random: 40 frames of one name, $n colours" || fail "--random: one colour per frame" "$n colours for 40 frames"
+check "--random: colours stay in the palette (hot: red 205..255)" 0 "0" \
+	sh -c "grep -v '^#[c-f][0-9a-f]' '$TMP/xfills' | wc -l | tr -d ' '"
 
 # chain: frames after "--" are wakers (aqua), the rest blue
 printf 'off;sleep;--;waker;wake 5\n' >"$TMP/chain.folded"
@@ -260,19 +361,41 @@ check "fully filtered: no file written" 0 "" sh -c "ls '$TMP' | grep -F 'none.sv
 printf 'a 0\n' >"$TMP/zero.folded"
 check_error "all counts zero: exit 1" 1 "all counts are zero" "$F" "$TMP/zero.folded"
 check_error "missing file" 1 "nosuch.folded" "$F" "$TMP/nosuch.folded"
+# an unreadable input: nothing is drawn (the others alone would be a wrong picture)
+printf 'old\n' >"$TMP/keep.svg"
+check_error "missing input among others: FILE: strerror, exit 1" 1 \
+	"^profflame: $TMP/nosuch.folded: No such file or directory\$" \
+	"$F" -o "$TMP/keep.svg" "$TMP/small.folded" "$TMP/nosuch.folded"
+check "missing input: an existing -o target is untouched" 0 "old" cat "$TMP/keep.svg"
+check "missing input: nothing on stdout" 1 "" "$F" "$TMP/nosuch.folded" "$TMP/small.folded"
+mkdir "$TMP/adir"
+check_error "unreadable input (a directory): exit 1" 1 "adir: .*Is a directory" \
+	"$F" -o "$TMP/keep.svg" "$TMP/adir" "$TMP/small.folded"
+check "unreadable input: the -o target is untouched" 0 "old" cat "$TMP/keep.svg"
+check_error "--diff with a missing BEFORE: exit 1" 1 "nosuch.folded: No such file or directory" \
+	"$F" -o "$TMP/dmiss.svg" --diff "$TMP/nosuch.folded" "$TMP/after.folded"
+check "--diff with a missing BEFORE: no file written (not all growth)" 0 "" \
+	sh -c "ls '$TMP' | grep -F 'dmiss.svg'; true"
+check "--diff with a missing AFTER: nothing on stdout" 1 "" \
+	"$F" --diff "$TMP/before.folded" "$TMP/nosuch.folded"
 printf 'a;b 1 2\n' >"$TMP/d2.folded"
 check_error "--diff rejects differential files" 1 "already differential" "$F" --diff "$TMP/d2.folded" "$TMP/small.folded"
-check_error "usage: unknown palette" 2 "unknown palette" "$F" --colors nope "$TMP/small.folded"
+check_error "usage: unknown palette, the valid ones listed" 2 \
+	"unknown palette \"nope\" \(one of hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange\)" \
+	"$F" --colors nope "$TMP/small.folded"
 check_error "usage: bad minwidth" 2 "--minwidth" "$F" --minwidth abc "$TMP/small.folded"
 check_error "usage: bad width" 2 "--width" "$F" --width -5 "$TMP/small.folded"
 check_error "usage: bad bgcolors" 2 "--bgcolors" "$F" --bgcolors '#12345z' "$TMP/small.folded"
 check_error "usage: css in font name" 2 "--fonttype" "$F" --fonttype 'a;}body{x' "$TMP/small.folded"
 check_error "usage: bad format" 2 "--format" "$F" --format png "$TMP/small.folded"
-check_error "usage: --diff needs two files" 2 "two files" "$F" --diff "$TMP/small.folded"
+check_error "usage: --diff takes at most two files" 2 "two files BEFORE AFTER, or one" \
+	"$F" --diff "$TMP/small.folded" "$TMP/small.folded" "$TMP/small.folded"
 check_error "usage: unknown option" 2 "usage: profflame" "$F" --bogus "$TMP/small.folded"
 check_error "usage: bad max-depth" 2 "--max-depth" "$F" --max-depth 0 "$TMP/small.folded"
-run "$F" --help
-check_status "--help exits 0" 0 true
+check_status "--help exits 0" 0 "$F" --help
+cp "$TMP/stdout" "$TMP/help.txt"
+check "--help describes every option" 0 "" sh -c "'$F' --list-options | grep '^--' | sed 's/=.*//' |
+	grep -v -x -e --list-options | while read -r o; do grep -q -e \"\$o \" '$TMP/help.txt' || echo \"\$o\"; done"
 check "--help prints the man page's synopsis" 0 "usage: profflame [-hq] [-o file] [--format svg|html] [--title text]
                  [--colors palette] [--width px] [--minwidth px|pct%]
                  [--reverse] [--inverted] [--flamechart] [--diff] [options]
@@ -356,5 +479,51 @@ JS
 		check "browser: matches highlighted" 0 "rgb(230,0,230)" got deep-fill
 		check "browser: search kept in the URL" 0 "#s=%5E(deep%7Csecond)%24&i=1" got hash-search
 		check "browser: Reset Search" 0 "Search" got after-reset
+	fi
+
+	# fluid by default: a page fills the window; an <img> (no script) shows
+	# the intrinsic 1200 px; a tall flame graph opens scrolled to its root
+	awk 'BEGIN { s = "root"; for (i = 0; i < 80; i++) { s = s ";f" i; print s " 1" } print "root;wide 100" }' >"$TMP/tall.folded"
+	"$F" "$TMP/tall.folded" >"$TMP/tall.svg"
+	"$F" --format html "$TMP/tall.folded" >"$TMP/tall.html"
+	cat >"$TMP/fluid.js" <<'JS'
+window.addEventListener("load", function () {
+  var out = [], svg = document.querySelector("svg"), fr = document.getElementById("frames");
+  var img = document.getElementById("img"), root = null;
+  for (var i = 0; i < fr.children.length; i++) {
+    var g = fr.children[i];
+    if (g.querySelector("title").textContent.indexOf("all (") === 0) root = g.querySelector("rect");
+  }
+  var sw = svg.getBoundingClientRect().width, rb = root.getBoundingClientRect();
+  out.push("width-attr=" + svg.getAttribute("width"));
+  out.push("viewbox=" + svg.getAttribute("viewBox"));
+  out.push("fills-window=" + (Math.abs(sw - document.documentElement.clientWidth) < 1));
+  out.push("root-fills=" + (Math.abs(parseFloat(root.getAttribute("width")) - (sw - 20)) < 0.02));
+  out.push("scrolled=" + (window.scrollY > 0));
+  out.push("root-visible=" + (rb.top >= 0 && rb.bottom <= window.innerHeight));
+  out.push("img=" + img.naturalWidth + "x" + img.naturalHeight);
+  var pre = document.createElement("pre");
+  pre.id = "result";
+  pre.textContent = out.join("\n");
+  document.body.appendChild(pre);
+});
+JS
+	{ sed '/<\/body>/,$d' "$TMP/tall.html"; printf '<img id="img" src="tall.svg">\n<script>\n'; cat "$TMP/fluid.js"
+	  printf '</script>\n</body>\n</html>\n'; } >"$TMP/fluid.html"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--window-size=800,600 --dump-dom "file://$TMP/fluid.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//' >"$TMP/ui.result"
+	if [ ! -s "$TMP/ui.result" ]; then
+		skip "browser: fluid" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		h=$(xmllint --xpath "string(/*/@height)" "$TMP/tall.svg")
+		check "browser: fluid: the script sets width 100%" 0 "100%" got width-attr
+		check "browser: fluid: and drops the viewBox" 0 "null" got viewbox
+		check "browser: fluid: the graph fills the window" 0 "true" got fills-window
+		check "browser: fluid: the root frame spans it" 0 "true" got root-fills
+		check "browser: <img>: intrinsic size 1200 x height" 0 "1200x$h" got img
+		check "browser: tall graph: the page opens scrolled" 0 "true" got scrolled
+		check "browser: tall graph: the root frame is on screen" 0 "true" got root-visible
 	fi
 fi

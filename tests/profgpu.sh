@@ -63,6 +63,12 @@ else
 	fail "help" "exit $STATUS"
 fi
 check_error "unknown option" 2 '^usage: profgpu' "$P" --bogus
+# The synopsis ends the message: no blank line after it.
+same "usage error ends with the synopsis" "[--tegrastats file] [--] [command [arg ...]]" \
+	"$(tail -c 200 "$TMP/stderr" | sed -n '$p' | sed 's/^ *//')"
+run "$P" -h
+same "help: the synopsis is followed by the description" "timeline (prof-formats(5), schema profgpu-timeline)." \
+	"$(sed -n 6p "$TMP/stdout")"
 check_error "bad interval" 2 'profgpu: -i: bad interval' "$P" -i 0 -- true
 check_error "bad interval unit" 2 'profgpu: -i: bad interval' "$P" -i 10parsecs -- true
 check_error "bad duration" 2 'profgpu: -d: bad duration' "$P" -d -1 -- true
@@ -171,6 +177,14 @@ else
 	fail "human summary" "$(tr '\n' '|' <"$TMP/stderr")"
 fi
 
+# Counts of one are singular ("1 sample", "1 GPU"), others plural.
+run virt FAKE_NVML_GPUS=1 "$P" -vv -c 1
+same "one sample, one GPU: singular" "nvml: 1 GPU (driver|(nvml): 1 sample over 0 ns" \
+	"$(sed -n 's/^profgpu: \(nvml: 1 GPU (driver\).*/\1/p; s/^profgpu: gpu 0 [^(]*//p' "$TMP/stderr" | paste -sd'|')"
+run virt FAKE_NVML_GPUS=2 "$P" -vv -c 2
+same "two samples, two GPUs: plural" "nvml: 2 GPUs (driver|(nvml): 2 samples over 100 ms" \
+	"$(sed -n 's/^profgpu: \(nvml: 2 GPUs (driver\).*/\1/p; s/^profgpu: gpu 0 [^(]*//p' "$TMP/stderr" | paste -sd'|')"
+
 # -d on the test clock: samples at 0, 0.1, ... 0.5 s.
 run virt "$P" -q -i 100ms -d 0.5
 same "duration bounds the samples" 6 "$(rows "$TMP/stdout")"
@@ -276,6 +290,33 @@ if sed '1d;$d' "$TMP/cmd.tsv" | awk -F '\t' '{ n++; if ($1 % 20000000 < 5000000)
 	pass "samples on absolute deadlines"
 else
 	fail "samples on absolute deadlines" "$(cut -f1 "$TMP/cmd.tsv" | tr '\n' ' ')"
+fi
+# The table on stdout: what the command prints goes to stderr, never into
+# the TSV ("profgpu -- ./bench | ..." stays a valid timeline).
+for mode in timeline summary; do
+	case $mode in
+	timeline) opt= schema=profgpu-timeline ;;
+	summary) opt=--summary schema=profgpu-summary ;;
+	esac
+	run nv "$P" -q -i 10ms $opt -- sh -c 'echo printed by the command; echo second line'
+	if [ "$STATUS" = 0 ] && ! grep -q 'printed by' "$TMP/stdout" &&
+		grep -qx 'printed by the command' "$TMP/stderr" && grep -qx 'second line' "$TMP/stderr"; then
+		pass "$mode on stdout: the command's stdout goes to stderr"
+	else
+		fail "$mode on stdout: the command's stdout goes to stderr" \
+			"exit $STATUS; stdout: $(head -c 200 "$TMP/stdout" | tr '\n' '|'); stderr: $(head -c 200 "$TMP/stderr")"
+	fi
+	validate_tsv "$mode on stdout with a printing command is valid" "$schema" "$TMP/stdout"
+done
+# With -o the command keeps its stdout; --processes - puts a table there too.
+run nv "$P" -q -i 10ms -o "$TMP/own.tsv" -- echo printed by the command
+same "-o FILE: the command keeps its stdout" "0 printed by the command|" \
+	"$STATUS $(tr '\n' '|' <"$TMP/stdout")"
+run nv "$P" -q -i 10ms -o "$TMP/own.tsv" --processes - -- echo printed by the command
+if [ "$STATUS" = 0 ] && grep -qx 'printed by the command' "$TMP/stderr"; then
+	validate_tsv "--processes -: the command's stdout goes to stderr" profgpu-processes "$TMP/stdout"
+else
+	fail "--processes -: the command's stdout goes to stderr" "exit $STATUS; $(head -c 200 "$TMP/stdout")"
 fi
 check_status "command not found: 127" 127 nv "$P" -q -- /nonexistent/cmd
 check_status "command not executable: 126" 126 nv "$P" -q -- "$TMP"
@@ -525,3 +566,8 @@ sleep 0.1
 same "tegrastats child is stopped" "" "$(pgrep -f 'sleep 29[.]75' || true)"
 check "Jetson listed" 0 "$(printf '0\ttegrastats\tNVIDIA Jetson AGX Orin Developer Kit\t')" \
 	env PATH="$TMP/tbin:$PATH" PROFGPU_SYSFS_ROOT="$JET" "$P" -l
+
+# The command's signal state is its own, not profgpu's (which blocks
+# signals for its signalfd).
+check_sigstate "command starts with the dispositions and mask profgpu started with" \
+	"$P" -q -o "$TMP/sig.tsv" --

@@ -67,12 +67,15 @@ within() {	# within VALUE LO HI
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "few" && v + 0 >= lo && v + 0 <= hi) }'
 }
 
-# wait_rows FILE N: wait (up to 20 s) until FILE holds N sample rows
-# (profrec flushes every second).
+# wait_rows FILE N: wait (up to 20 s) until FILE, or the temporary file
+# profrec writes beside it (.FILE.XXXXXX, renamed to FILE at the end),
+# holds N sample rows (profrec flushes every second).
 wait_rows() {
 	_i=0
 	while [ $_i -lt 100 ]; do
-		[ -f "$1" ] && [ "$(grep -vc '^#' "$1" 2>/dev/null)" -gt "$2" ] && return 0
+		for _f in "$1" "$(dirname "$1")/.$(basename "$1")".*; do
+			[ -f "$_f" ] && [ "$(grep -vc '^#' "$_f" 2>/dev/null)" -gt "$2" ] && return 0
+		done
 		sleep 0.2
 		_i=$((_i + 1))
 	done
@@ -97,7 +100,7 @@ else
 	if within "$s" 70 80; then pass "fp: leaf_a share 75% +-5 ($s)"; else fail "fp: leaf_a share 75% +-5" "got $s"; fi
 	assert "fp: full user stack main;split;leaf_a" grep -q 'main;split;leaf_a' "$TMP/fp.tsv"
 	assert "fp: metadata line" grep -q '^# source=profrec event=cpu-clock unit=ns freq=999 call_graph=fp command=' "$TMP/fp.tsv"
-	assert "fp: summary on stderr" grep -Eq '^profrec: .* samples .* lost, .* samples/s, 1 threads, .* B/sample' "$TMP/stderr"
+	assert "fp: summary on stderr" grep -Eq '^profrec: .* samples .* lost, .* samples/s, 1 thread, .* B/sample' "$TMP/stderr"
 	n=$(stacks "$TMP/fp.tsv" | wc -l)
 	if [ "$n" -ge 900 ]; then pass "fp: samples captured ($n of ~1000 expected)"; else fail "fp: samples captured" "$n of ~1000"; fi
 	# each stack defined once, before use
@@ -214,6 +217,14 @@ if [ "$STATUS" = 0 ] && grep -Eq '^wl;.*main;split;leaf_a [0-9]+$' "$TMP/f.folde
 else
 	fail "--folded: folded stacks rooted at the command name" "$(head -c 300 "$TMP/f.folded")"
 fi
+run "$P" -q --folded --no-header -o "$TMP/nh.folded" -- "$TMP/wl" -s $SHORT split
+if [ "$STATUS" = 0 ] && head -n 1 "$TMP/f.folded" | grep -q '^# .*source=profrec' &&
+	grep -Eq '^wl;.*main;split;leaf_a [0-9]+$' "$TMP/nh.folded" && ! grep -q '^#' "$TMP/nh.folded"; then
+	pass "--folded --no-header: no metadata line"
+else
+	fail "--folded --no-header: no metadata line" "exit $STATUS: $(head -c 300 "$TMP/nh.folded")"
+fi
+check_error "--no-header needs --folded" 2 "needs --folded" "$P" --no-header -- true
 run "$P" -o "$TMP/c.tsv.zst" -- "$TMP/wl" -s 0.1 split
 validate_tsv "-o FILE.zst: compressed, valid" profrec-samples "$TMP/c.tsv.zst"
 
@@ -299,7 +310,7 @@ if [ "$ev" = "cpu-clock offcpu-time " ]; then pass "-e cpu-clock --off-cpu: two 
 
 # ---- lost records are counted and reported ----
 run "$P" -m 1 --call-graph dwarf -o "$TMP/lost.tsv" -- "$TMP/wlo" -s 0.1 split
-if [ "$STATUS" = 0 ] && grep -Eq '[1-9][0-9]* records lost' "$TMP/stderr" &&
+if [ "$STATUS" = 0 ] && grep -Eq '[1-9][0-9]* records? lost' "$TMP/stderr" &&
 	grep -Eq ' [1-9][0-9]* lost,' "$TMP/stderr"; then
 	pass "lost records counted and reported (1-page ring, 8 KiB stacks)"
 else
@@ -344,4 +355,359 @@ if [ -x "$BIN/proffold" ]; then
 	fi
 else
 	skip "proffold reads profrec TSV" "proffold not built"
+fi
+
+# ---- the command's signal state is its own, not profrec's ----
+check_sigstate "command starts with the dispositions and mask profrec started with" \
+	"$P" -q -o "$TMP/sig.tsv" --
+run "$P" -q -o "$TMP/sig.tsv" -- sh -c 'yes | head -n 1'
+if [ "$STATUS" = 0 ] && [ "$(cat "$TMP/stdout")" = y ] && ! grep -q 'Broken pipe' "$TMP/stderr"; then
+	pass "SIGPIPE not ignored in the command: yes | head -n 1 quiet"
+else
+	fail "SIGPIPE not ignored in the command" "exit $STATUS: $(head -c 200 "$TMP/stderr")"
+fi
+
+# ---- frame pointer walks that leave the stack ----
+# Threads created one after another: the creating thread is often sampled
+# in clone3, whose %rbp (glibc keeps data there) can be a self-referencing
+# list head that the kernel's walk follows to its depth limit. The walk
+# must end at the entry frame (clone3, start_thread), with no [unknown]
+# chain after it. 1000 threads also grow profrec's thread table while
+# FORK records arrive.
+cat >"$TMP/spawn.c" <<'EOF2'
+#include <pthread.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void thread_work(void)
+{
+	for (int i = 0; i < 20000; i++)
+		sink += i;
+	__asm__ volatile("" ::: "memory");
+}
+static void *thread_main(void *a)
+{
+	thread_work();
+	return a;
+}
+int main(void)
+{
+	for (int k = 0; k < 1000; k++) {
+		pthread_t t;
+		pthread_create(&t, 0, thread_main, 0);
+		pthread_join(t, 0);
+	}
+	return 0;
+}
+EOF2
+if $CC -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/spawn" "$TMP/spawn.c"; then
+	run "$P" -F 20000 -o "$TMP/spawn.tsv" -- "$TMP/spawn"
+	stacks "$TMP/spawn.tsv" | cut -f 3,6 >"$TMP/spawn.rows"
+	inclone=$(grep -c '	clone3' "$TMP/spawn.rows")
+	bogus=$(grep -Ec '\[unknown\];\[unknown\]|.;(clone3|start_thread)(;|$)' "$TMP/spawn.rows")
+	comms=$(cut -f 1 "$TMP/spawn.rows" | sort -u | tr '\n' ' ')
+	if [ "$STATUS" = 0 ] && [ "$inclone" -ge 1 ] && [ "$bogus" = 0 ] && [ "$comms" = "spawn " ]; then
+		pass "fp: threads' stacks end at clone3/start_thread, no [unknown] chains ($inclone samples in clone3)"
+	else
+		fail "fp: threads' stacks end at clone3/start_thread, no [unknown] chains" \
+			"exit $STATUS, $inclone samples in clone3, $bogus bogus, comms '$comms': $(grep -E '\[unknown\];\[unknown\]' "$TMP/spawn.rows" | head -n 1 | cut -c 1-200)"
+	fi
+else
+	fail "fp: build the thread-spawning workload"
+fi
+# Deeper than the kernel's limit: one [truncated] root frame, then the
+# frames the kernel gave.
+cat >"$TMP/deep.c" <<'EOF2'
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void deep_leaf(void)
+{
+	for (int i = 0; i < 100000; i++)
+		sink += i;
+	__asm__ volatile("" ::: "memory");
+}
+__attribute__((noinline)) void deep(int n)
+{
+	if (n)
+		deep(n - 1);
+	else
+		deep_leaf();
+	__asm__ volatile("" ::: "memory");
+}
+int main(void)
+{
+	clock_t end = clock() + CLOCKS_PER_SEC / 5;
+	while (clock() < end)
+		deep(300);
+	return 0;
+}
+EOF2
+maxstack=$(cat /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo 127)
+if $CC -O1 -g -fno-omit-frame-pointer -o "$TMP/deep" "$TMP/deep.c"; then
+	run "$P" -o "$TMP/deep.tsv" -- "$TMP/deep"
+	# user-only stacks in deep_leaf: [truncated] then maxstack frames
+	r=$(stacks "$TMP/deep.tsv" | awk -F'\t' -v m="$maxstack" '$6 ~ /deep_leaf$/ {
+		n++; k = split($6, f, ";")
+		if (f[1] == "[truncated]" && k == m + 1 && gsub(/\[truncated\]/, "&", $6) == 1) ok++ }
+		END { print n + 0, ok + 0 }')
+	if [ "$STATUS" = 0 ] && [ "${r% *}" -ge 50 ] && [ "${r% *}" = "${r#* }" ]; then
+		pass "fp: deeper than perf_event_max_stack ($maxstack): one [truncated] root frame ($r)"
+	else
+		fail "fp: deeper than perf_event_max_stack: one [truncated] root frame" "exit $STATUS, samples/ok: $r"
+	fi
+else
+	fail "fp: build the recursive workload"
+fi
+
+# ---- code built without frame pointers is reported, once ----
+run "$P" -o "$TMP/nofp.tsv" -- "$TMP/wlo" -s $SHORT split
+n=$(grep -c 'seems to be built without frame pointers (try --call-graph dwarf)' "$TMP/stderr")
+garbage=$(stacks "$TMP/nofp.tsv" | grep -c '\[unknown\]')
+trunc=$(stacks "$TMP/nofp.tsv" | awk -F'\t' '$6 ~ /^\[truncated\];leaf_[ab]$/' | wc -l)
+if [ "$STATUS" = 0 ] && [ "$n" = 1 ] && [ "$garbage" = 0 ] && [ "$trunc" -ge 100 ]; then
+	pass "-fomit-frame-pointer -O2: said once, stacks [truncated];leaf ($trunc)"
+else
+	fail "-fomit-frame-pointer -O2: said once, stacks [truncated];leaf" "exit $STATUS, said $n times, $garbage [unknown], $trunc truncated: $(head -c 300 "$TMP/stderr")"
+fi
+run "$P" -o "$TMP/withfp.tsv" -- "$TMP/wl" -s $SHORT split
+if [ "$STATUS" = 0 ] && ! grep -q 'frame pointers' "$TMP/stderr" && grep -q 'samples' "$TMP/stderr"; then
+	pass "-fno-omit-frame-pointer: no frame pointer note"
+else
+	fail "-fno-omit-frame-pointer: no frame pointer note" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+run "$P" -q -o "$TMP/nofp.tsv" -- "$TMP/wlo" -s 0.1 split
+if grep -q 'frame pointers' "$TMP/stderr"; then fail "-q: no frame pointer note"; else pass "-q: no frame pointer note"; fi
+
+# ---- a full disk (a 16 KiB tmpfs in a private mount namespace) ----
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	mkdir "$TMP/full"
+	unshare -m sh -c 'mount -t tmpfs -o size=16k none "$1" || exit 99
+		cd "$1" && printf "old good\n" >f.tsv
+		st=0; "$2" -o f.tsv -- "$3" -s 0.5 split 2>"$4.err" || st=$?
+		echo "status $st"; ls -A; cat f.tsv' sh "$TMP/full" "$P" "$TMP/wl" "$TMP/full" >"$TMP/full.out" 2>&1
+	if [ "$(cat "$TMP/full.out")" = "$(printf 'status 1\nf.tsv\nold good')" ] &&
+		grep -q 'f.tsv: .*No space left on device' "$TMP/full.err" &&
+		grep -q 'output to f.tsv failed$' "$TMP/full.err" && ! grep -q 'B/sample' "$TMP/full.err"; then
+		pass "full disk: exit 1, the old file untouched, no temporary left, no bytes claimed"
+	else
+		fail "full disk: exit 1, the old file untouched, no bytes claimed" "$(head -c 300 "$TMP/full.out" | tr '\n' '|') $(head -c 300 "$TMP/full.err")"
+	fi
+else
+	skip "full disk" "needs root and unshare -m"
+fi
+
+# ---- SIGINT: the file is complete and well formed, nothing else is left ----
+# stop_rec PID SIG: send SIG, wait (at most 20 s, then SIGKILL) and set $st
+# to the exit status (999 if it hung).
+stop_rec() {
+	kill -"$2" "$1"
+	_i=0
+	while kill -0 "$1" 2>/dev/null && [ $_i -lt 100 ]; do
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	kill -0 "$1" 2>/dev/null && { kill -KILL "$1"; pkill -KILL -P "$1"; }
+	st=0
+	wait "$1" || st=$?
+	[ $_i -ge 100 ] && st=999
+}
+# complete_tsv DIR: DIR holds only f.tsv, a valid profrec-samples file
+# ending in a newline, with at least 100 samples of the workload.
+complete_tsv() {
+	[ "$(ls -A "$1")" = f.tsv ] && [ "$(tail -c 1 "$1/f.tsv" | od -An -c | tr -d ' ')" = '\n' ] &&
+		"$TSVCHECK" profrec-samples "$1/f.tsv" >/dev/null 2>&1 &&
+		[ "$(stacks "$1/f.tsv" | grep -c 'split;leaf_')" -ge 100 ]
+}
+SIGSTATE=$BUILD/tests/tools/sigstate
+mkdir "$TMP/int" "$TMP/intbg"
+# As from a terminal (SIGINT not ignored): the command gets SIGINT.
+"$SIGSTATE" -d 2 "$P" -q -o "$TMP/int/f.tsv" -- "$TMP/wl" forever 2>"$TMP/int.err" &
+rp=$!
+wait_rows "$TMP/int/f.tsv" 150
+stop_rec $rp INT
+if [ "$st" = 130 ] && complete_tsv "$TMP/int"; then
+	pass "SIGINT: the command gets it (exit 130), the file complete and valid"
+else
+	fail "SIGINT: the command gets it (exit 130), the file complete and valid" \
+		"exit $st, files: $(ls -A "$TMP/int" | tr '\n' ' ') $(head -c 200 "$TMP/int.err")"
+fi
+# A background job of a script: the command started with SIGINT ignored,
+# as it would without profrec; it gets SIGTERM, and profrec does not hang.
+"$P" -q -o "$TMP/intbg/f.tsv" -- "$TMP/wl" forever 2>"$TMP/intbg.err" &
+rp=$!
+wait_rows "$TMP/intbg/f.tsv" 150
+stop_rec $rp INT
+if [ "$st" = 143 ] && complete_tsv "$TMP/intbg"; then
+	pass "SIGINT to a background profrec: the command (SIGINT ignored) gets SIGTERM, the file complete"
+else
+	fail "SIGINT to a background profrec: the command gets SIGTERM" \
+		"exit $st, files: $(ls -A "$TMP/intbg" | tr '\n' ' ') $(head -c 200 "$TMP/intbg.err")"
+fi
+
+# ---- a run that records nothing leaves an old file as it was ----
+mkdir "$TMP/keep"
+printf 'old good\n' >"$TMP/keep/f.tsv"
+run "$P" -q -o "$TMP/keep/f.tsv" -- "$TMP/no-such-command"
+if [ "$STATUS" = 127 ] && [ "$(cat "$TMP/keep/f.tsv")" = "old good" ] && [ "$(ls -A "$TMP/keep")" = f.tsv ]; then
+	pass "command not found: the old output file untouched"
+else
+	fail "command not found: the old output file untouched" "exit $STATUS, $(ls -A "$TMP/keep" | tr '\n' ' '): $(head -c 100 "$TMP/keep/f.tsv")"
+fi
+
+# ==== dwarf unwinding of Rust and -fomit-frame-pointer C++ (issue 10 B) ====
+# lld (rustc's default linker) starts the text segment in the last file page
+# of the read-only one: the unwinder took that page for the read-only
+# segment, was a page off, and every Rust stack was the leaf alone. Each
+# program: a trait/virtual call in a hot loop under a generic function and
+# two more levels; the leaf's stacks must reach main (and for Rust
+# main::main and lang_start), and where perf works the median depth of the
+# leaf's stacks is within 2 frames of perf record --call-graph dwarf's.
+DW_N=100000
+[ -n "$SANITIZE" ] && DW_N=30000
+
+# dw_depth FILE: median number of user frames of the samples whose leaf
+# (innermost user frame) is the hot "area" function, from a profrec TSV.
+dw_depth() {
+	stacks "$1" | awk -F'\t' '{
+		n = split($6, f, ";"); d = 0; leaf = ""
+		for (i = 1; i <= n; i++) if (f[i] !~ /_\[k\]$/ && f[i] != "[truncated]") { d++; leaf = f[i] }
+		if (leaf ~ /area/) print d }' | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
+}
+# perf_depth DATA: the same from perf script (user-only samples, no inlines).
+perf_depth() {
+	perf script -i "$1" --no-inline -F ip,sym 2>/dev/null | awk '
+		NF == 0 { if (n && leaf ~ /area/) print n; n = 0; next }
+		{ if (!n) leaf = $0; n++ }
+		END { if (n && leaf ~ /area/) print n }' | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
+}
+PERF_OK=0
+if command -v perf >/dev/null 2>&1 &&
+	perf record -q -e cpu-clock:u --call-graph dwarf -o "$TMP/perf-probe.data" -- true >/dev/null 2>&1; then
+	PERF_OK=1
+fi
+# dw_check NAME BINARY REGEX: record BINARY with --call-graph dwarf; 90% of
+# the samples whose leaf is area have a stack matching REGEX; compare depths.
+dw_check() {
+	_n=$1 _b=$2 _re=$3
+	run "$P" -q --call-graph dwarf --no-inline -o "$TMP/$_n.tsv" -- "$_b" $DW_N
+	if [ "$STATUS" != 0 ]; then
+		fail "dwarf $_n: record" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		return
+	fi
+	_full=$(stacks "$TMP/$_n.tsv" | awk -F'\t' -v re="$_re" '$6 ~ /area[^;]*$/ || $6 ~ /area[^;]*;[^;]*_\[k\]/ {
+		n++; if ($6 ~ re) f++ } END { printf "%d %d", n ? 100 * f / n : 0, n }')
+	set -- $_full
+	if [ "$2" -ge 20 ] && [ "$1" -ge 90 ]; then
+		pass "dwarf $_n: full chains to main ($1% of $2 leaf samples)"
+	else
+		fail "dwarf $_n: full chains to main" "$1% of $2 leaf samples match $_re; e.g. $(stacks "$TMP/$_n.tsv" | grep area | head -n 1 | cut -f6)"
+	fi
+	if [ "$PERF_OK" = 1 ]; then
+		perf record -q -e cpu-clock:u --call-graph dwarf -o "$TMP/$_n.data" -- "$_b" $DW_N >/dev/null 2>&1
+		_ours=$(dw_depth "$TMP/$_n.tsv") _perf=$(perf_depth "$TMP/$_n.data")
+		if [ "$_perf" -le 2 ]; then
+			skip "dwarf $_n: depth against perf" "this perf does not unwind dwarf stacks (median depth $_perf)"
+		elif [ "$_ours" -ge $((_perf - 2)) ] && [ "$_ours" -le $((_perf + 2)) ]; then
+			pass "dwarf $_n: median depth $_ours, perf's $_perf"
+		else
+			fail "dwarf $_n: median depth as perf's" "profrec $_ours, perf $_perf"
+		fi
+	else
+		skip "dwarf $_n: depth against perf" "perf record --call-graph dwarf not usable here"
+	fi
+}
+
+RUSTC=$(command -v rustc 2>/dev/null || true)
+[ -z "$RUSTC" ] && [ -x "${HOME:-/nonexistent}/.cargo/bin/rustc" ] && RUSTC=$HOME/.cargo/bin/rustc
+if [ -n "$RUSTC" ]; then
+	mkdir "$TMP/rs"
+	cat >"$TMP/rs/main.rs" <<'RS'
+trait Shape { fn area(&self, k: u64) -> u64; }
+struct Sq(u64);
+struct Circ(u64);
+impl Shape for Sq {
+    #[inline(never)]
+    fn area(&self, k: u64) -> u64 {
+        let mut x = self.0 ^ k;
+        for i in 0..2000u64 { x = x.wrapping_mul(6364136223846793005).wrapping_add(i); x ^= x >> 13; }
+        x
+    }
+}
+impl Shape for Circ {
+    #[inline(never)]
+    fn area(&self, k: u64) -> u64 { self.0.wrapping_mul(k) }
+}
+#[inline(never)]
+fn hot_generic<S: Shape>(s: &S, n: u64) -> u64 {
+    let mut acc = 0u64;
+    for k in 0..n { acc = acc.wrapping_add(std::hint::black_box(s).area(k)); }
+    acc
+}
+#[inline(never)]
+fn level2(n: u64) -> u64 { hot_generic(&Sq(7), n) ^ hot_generic(&Circ(3), 10) }
+#[inline(never)]
+fn level1(n: u64) -> u64 { level2(std::hint::black_box(n)) }
+fn main() {
+    let n: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100000);
+    println!("{}", level1(n));
+}
+RS
+	if (cd "$TMP/rs" && "$RUSTC" -O -g main.rs -o main) >"$TMP/rs/build.log" 2>&1; then
+		dw_check rust "$TMP/rs/main" \
+			'(^|;)main;.*lang_start.*;main::main[^;]*;main::level1[^;]*;main::level2[^;]*;main::hot_generic[^;]*;[^;]*main::Sq[^;]*main::Shape[^;]*area'
+	else
+		fail "dwarf rust: build" "$(head -c 300 "$TMP/rs/build.log")"
+	fi
+else
+	skip "dwarf rust: full chains" "no rustc in PATH or \$HOME/.cargo/bin"
+fi
+
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+	cat >"$TMP/dwcx.cc" <<'CC'
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+struct Shape { virtual ~Shape() {} virtual unsigned long area(unsigned long k) const = 0; };
+struct Sq : Shape {
+	unsigned long s;
+	explicit Sq(unsigned long v) : s(v) {}
+	__attribute__((noinline)) unsigned long area(unsigned long k) const override {
+		unsigned long x = s ^ k;
+		for (unsigned long i = 0; i < 2000; i++) { x = x * 6364136223846793005UL + i; x ^= x >> 13; }
+		return x;
+	}
+};
+template <typename T> __attribute__((noinline)) unsigned long hot_generic(const std::vector<T *> &v, unsigned long n) {
+	unsigned long acc = 0;
+	for (unsigned long k = 0; k < n; k++)
+		for (const T *s : v) acc += s->area(k);
+	return acc;
+}
+namespace app {
+__attribute__((noinline)) unsigned long level2(unsigned long n) {
+	Sq a(7);
+	std::vector<Shape *> v{&a};
+	return hot_generic(v, n);
+}
+__attribute__((noinline)) unsigned long level1(unsigned long n) { return level2(n) + 1; }
+}
+int main(int argc, char **argv) {
+	unsigned long n = argc > 1 ? strtoul(argv[1], 0, 10) : 100000;
+	printf("%lu\n", app::level1(n));
+	return 0;
+}
+CC
+	CXRE='(^|;)main;app::level1\(unsigned long\);app::level2\(unsigned long\);[^;]*hot_generic<Shape>[^;]*;Sq::area\(unsigned long\) const'
+	if "${CXX:-c++}" -O2 -g -fomit-frame-pointer -o "$TMP/dwcx" "$TMP/dwcx.cc"; then
+		dw_check c++ "$TMP/dwcx" "$CXRE"
+	else
+		fail "dwarf c++: build" "cannot build the C++ workload"
+	fi
+	# lld packs segments as rustc's binaries are (the layout that broke).
+	if "${CXX:-c++}" -O2 -g -fomit-frame-pointer -fuse-ld=lld -o "$TMP/dwcxl" "$TMP/dwcx.cc" 2>/dev/null; then
+		dw_check c++-lld "$TMP/dwcxl" "$CXRE"
+	else
+		skip "dwarf c++-lld: full chains" "no lld for -fuse-ld=lld"
+	fi
+else
+	skip "dwarf c++: full chains" "no C++ compiler"
 fi

@@ -53,6 +53,8 @@
 #define PH_MAX_STACKS (PH_DIR_CHUNK * PH_DIR_CHUNKS)
 #define PH_MAX_THREADS 16384u
 #define PH_MAX_DEPTH 128u
+/* A stack's last (outermost) pc when the walk was cut short: shown as [truncated]. */
+#define PH_PC_TRUNCATED 1u
 
 /* header.flags */
 #define PH_FLAG_EXITED 1u	/* the process reached its exit handlers */

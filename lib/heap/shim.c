@@ -20,7 +20,7 @@
  * block table (address -> stack id, size) is split into 1024 shards with
  * one spin lock each; only the global live-bytes total is a shared
  * atomic. Anything the shim itself causes to be allocated (dlsym,
- * pthread_getattr_np, libunwind, pthread_create) runs with the thread's
+ * libunwind, pthread_create) runs with the thread's
  * guard set and goes straight to the real allocator, untracked.
  */
 #include <dirent.h>
@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -137,6 +138,7 @@ static uint64_t reserve;
  */
 static int timeline_ok;
 static char out_dir[4096];
+static char failed_path[4200];		/* PROFHEAP_FAILED: marked when recording fails */
 static char tag[64];
 static uint64_t run_id;
 static uint64_t interval_ns = 10000000;
@@ -150,6 +152,22 @@ static int key_ok;
 static int timer_running;
 static int boot_lock, maps_lock, stack_lock;
 static unsigned long long dl_adds_seen;
+
+/*
+ * The executable segments of the loaded objects, for the frame-pointer
+ * walk (a return address elsewhere is garbage). Two tables: the walk
+ * reads the published one without a lock while code_rebuild() fills the
+ * other: at start, and when a walk meets an unknown return address while
+ * the loader's list of objects has changed (dlopen).
+ */
+#define CODE_MAX 1024
+static struct ph_code_range code_tab[2][CODE_MAX];
+static unsigned code_n[2];
+static int code_cur;
+static int code_lock;
+static unsigned code_objects;		/* objects on the loader's list at the last build */
+static int map_readers, map_closing;	/* the loader's list is read; dlclose waits */
+static int code_refresh(void);
 
 static __attribute__((noinline)) void spin_wait(int *l)
 {
@@ -221,6 +239,24 @@ static int backed_lock;
  * that a full disk makes the shim stop recording instead of killing the
  * program with SIGBUS on its next store into the mapping. Returns 0 or -1.
  */
+/*
+ * Say that this process could not record everything: profheap then exits
+ * 1. The file exists with one byte, overwritten in place (no free space
+ * needed); raw system calls, as on the malloc path.
+ */
+static void mark_failed(void)
+{
+	int fd;
+
+	if (!failed_path[0])
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, failed_path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		syscall(SYS_pwrite64, fd, "1", 1, 0);
+		syscall(SYS_close, fd);
+	}
+}
+
 static int back_file(uint64_t end)
 {
 	char path[4200];
@@ -248,6 +284,8 @@ static int back_file(uint64_t end)
 		}
 	}
 	spin_unlock(&backed_lock);
+	if (r < 0)
+		mark_failed();
 	return r;
 }
 
@@ -553,24 +591,135 @@ static void draw_sample(void)
 	T.sample_left += (int64_t)(-log(u) * sample_mean_d) + 1;
 }
 
+/* Raw system calls: the malloc path calls nothing in glibc that may lock or allocate. */
+static long raw_open(const char *path)
+{
+	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+}
+
+static long raw_read(int fd, char *buf, size_t n)
+{
+	long r;
+
+	do
+		r = syscall(SYS_read, fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static uintptr_t hex_field(const char **p, const char *end)
+{
+	uintptr_t v = 0;
+
+	for (; *p < end; (*p)++) {
+		char c = **p;
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uintptr_t)(c - 'a' + 10);
+		else
+			break;
+	}
+	return v;
+}
+
+/*
+ * Call fn for each line of /proc/self/maps (lo, hi, the rest of the line
+ * from the permissions on) until it returns nonzero, reading with raw
+ * system calls into a stack buffer: usable on the malloc path, where
+ * nothing in glibc that may lock or allocate can be called. Returns -1
+ * when /proc cannot be read, else fn's last value.
+ */
+static int maps_each(int (*fn)(uintptr_t lo, uintptr_t hi, const char *rest, size_t len, void *arg),
+		     void *arg)
+{
+	char buf[4096];
+	size_t have = 0;
+	int fd = (int)raw_open("/proc/self/maps"), r = 0;
+
+	if (fd < 0)
+		return -1;
+	while (!r) {
+		long got = raw_read(fd, buf + have, sizeof(buf) - have);
+		const char *p = buf, *end, *nl;
+
+		if (got <= 0)
+			break;
+		end = buf + have + (size_t)got;
+		while (!r && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			uintptr_t lo = hex_field(&p, nl), hi;
+
+			if (p < nl && *p == '-')
+				p++;
+			hi = hex_field(&p, nl);
+			if (p < nl && *p == ' ')
+				p++;
+			r = fn(lo, hi, p, (size_t)(nl - p), arg);
+			p = nl + 1;
+		}
+		have = (size_t)(end - p);
+		if (have == sizeof(buf))
+			have = 0;	/* a line longer than the buffer: drop it */
+		memmove(buf, p, have);
+	}
+	syscall(SYS_close, fd);
+	return r;
+}
+
+struct stack_find {
+	uintptr_t sp, lo, hi;
+};
+
+static int stack_line(uintptr_t lo, uintptr_t hi, const char *rest, size_t len, void *arg)
+{
+	struct stack_find *sf = arg;
+
+	if (sf->sp < lo || sf->sp >= hi)
+		return 0;
+	if (len >= 7 && !memcmp(rest + len - 7, "[stack]", 7)) {
+		/* The main thread's stack grows down to the stack limit. */
+		struct rlimit rl;
+		uintptr_t max = 64u << 20;
+
+		if (syscall(SYS_getrlimit, RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < max)
+			max = (uintptr_t)rl.rlim_cur;
+		lo = hi - max < hi ? hi - max : 0;
+		if (lo > sf->sp)
+			lo = sf->sp & ~(uintptr_t)4095;
+	}
+	sf->lo = lo;
+	sf->hi = hi;
+	return 1;
+}
+
+/*
+ * The bounds of the stack holding address sp: the mapping that contains
+ * it (pthread_getattr_np takes a glibc lock and calls malloc: a program
+ * calling it, as Rust's runtime does at start-up, would deadlock the
+ * shim). Returns 0, or -1 (no /proc).
+ */
+static int stack_bounds(uintptr_t sp, uintptr_t *lo_out, uintptr_t *hi_out)
+{
+	struct stack_find sf = { sp, 0, 0 };
+
+	if (maps_each(stack_line, &sf) != 1)
+		return -1;
+	*lo_out = sf.lo;
+	*hi_out = sf.hi;
+	return 0;
+}
+
 static int thread_attach(void)
 {
-	pthread_attr_t a;
 	struct ph_thread *th = NULL;
 	uint32_t i, n;
 	uint64_t off;
 
 	T.guard++;
-	if (!T.stack_hi && pthread_getattr_np(pthread_self(), &a) == 0) {
-		void *addr;
-		size_t size;
-
-		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
-			T.stack_lo = (uintptr_t)addr;
-			T.stack_hi = (uintptr_t)addr + size;
-		}
-		pthread_attr_destroy(&a);
-	}
+	if (!T.stack_hi)
+		stack_bounds((uintptr_t)__builtin_frame_address(0), &T.stack_lo, &T.stack_hi);
 	n = __atomic_load_n(&H->nthreads, ACQUIRE);
 	for (i = 0; i < n && !th; i++) {
 		uint64_t o = __atomic_load_n(&H->threads[i], ACQUIRE);
@@ -690,8 +839,17 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n)
 		return;
 	if (use_dwarf)
 		depth = ph_unwind_dwarf(pcs, PH_MAX_DEPTH, self_lo, self_hi);
-	else
-		depth = ph_unwind_fp(pcs, PH_MAX_DEPTH, T.stack_lo, T.stack_hi, self_lo, self_hi);
+	else {
+		int cur = __atomic_load_n(&code_cur, ACQUIRE);
+
+		depth = ph_unwind_fp(pcs, PH_MAX_DEPTH, T.stack_lo, T.stack_hi, self_lo, self_hi,
+				     code_tab[cur], code_n[cur]);
+		if ((!depth || pcs[depth - 1] == PH_PC_TRUNCATED) && code_refresh()) {
+			cur = __atomic_load_n(&code_cur, ACQUIRE);
+			depth = ph_unwind_fp(pcs, PH_MAX_DEPTH, T.stack_lo, T.stack_hi, self_lo,
+					     self_hi, code_tab[cur], code_n[cur]);
+		}
+	}
 	id = stack_id(pcs, depth);
 	c = counters(id);
 	if (unlikely(!c))
@@ -995,6 +1153,7 @@ static void save_maps(void);
 EXPORT int dlclose(void *handle)
 {
 	static int (*real_dlclose)(void *);
+	int r;
 
 	if (!real_dlclose)
 		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
@@ -1004,7 +1163,13 @@ EXPORT int dlclose(void *handle)
 		save_maps();
 		T.guard--;
 	}
-	return real_dlclose ? real_dlclose(handle) : -1;
+	/* No walk of the loader's list while nodes may be freed. */
+	__atomic_add_fetch(&map_closing, 1, ACQUIRE);
+	while (__atomic_load_n(&map_readers, ACQUIRE))
+		sched_yield();
+	r = real_dlclose ? real_dlclose(handle) : -1;
+	__atomic_sub_fetch(&map_closing, 1, RELEASE);
+	return r;
 }
 
 /* ---- C++ operator new / delete (Itanium mangled names) ------------------- */
@@ -1180,10 +1345,14 @@ static int append_file(const char *suffix, const char *data, size_t len, int tru
 	if (fd < 0) {
 		if (trunc)
 			say(path, strerror(errno));
+		mark_failed();
 		return -1;
 	}
 	r = write_all(fd, data, len);
-	close(fd);
+	if (close(fd) < 0)
+		r = -1;
+	if (r < 0)
+		mark_failed();
 	return r;
 }
 
@@ -1269,12 +1438,16 @@ static void save_maps(void)
 	if (!file_path(path, sizeof(path), ".maps") || !file_path(tmp, sizeof(tmp), ".maps.tmp"))
 		goto out;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		mark_failed();
 		goto out;
-	if (write_all(fd, maps_buf, maps_len) == 0 && close(fd) == 0)
+	}
+	if ((write_all(fd, maps_buf, maps_len) == 0) + (close(fd) == 0) == 2) {
 		rename(tmp, path);
-	else
+	} else {
 		unlink(tmp);
+		mark_failed();
+	}
 out:
 	spin_unlock(&maps_lock);
 }
@@ -1303,6 +1476,86 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 		}
 	}
 	return 0;
+}
+
+static int is_runtime(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld64.so", 7) ||
+	       !strncmp(b, "libpthread.so", 13);
+}
+
+static int code_line(uintptr_t lo, uintptr_t hi, const char *rest, size_t len, void *arg)
+{
+	int next = *(int *)arg;
+	const char *p = memchr(rest, '/', len), *b = p, *e = rest + len;
+	char name[64];
+	size_t n = 0;
+
+	if (len < 4 || rest[2] != 'x' || code_n[next] >= CODE_MAX)
+		return 0;
+	if (p) {
+		for (; p < e; p++)
+			if (*p == '/')
+				b = p + 1;
+		n = (size_t)(e - b) < sizeof(name) - 1 ? (size_t)(e - b) : sizeof(name) - 1;
+		memcpy(name, b, n);
+	}
+	name[n] = 0;
+	code_tab[next][code_n[next]].lo = lo;
+	code_tab[next][code_n[next]].hi = hi;
+	code_tab[next][code_n[next]].runtime = n && is_runtime(name);
+	code_n[next]++;
+	return 0;
+}
+
+/* Objects loaded, counted on the loader's list (nodes go only in dlclose, which waits for us). */
+static unsigned objects_loaded(void)
+{
+	const struct link_map *l;
+	unsigned n = 0;
+
+	__atomic_add_fetch(&map_readers, 1, ACQUIRE);
+	if (!__atomic_load_n(&map_closing, ACQUIRE))
+		for (l = _r_debug.r_map; l && n < 1u << 20; l = l->l_next)
+			n++;
+	__atomic_sub_fetch(&map_readers, 1, RELEASE);
+	return n;
+}
+
+/*
+ * Refill the table of executable mappings from /proc/self/maps (raw
+ * system calls: callable from the malloc path) into the unpublished
+ * table, then publish it. /proc/self/maps is sorted by address.
+ */
+static void code_rebuild(void)
+{
+	int next;
+	unsigned objs = objects_loaded();
+
+	spin_lock(&code_lock);
+	next = !__atomic_load_n(&code_cur, ACQUIRE);
+	code_n[next] = 0;
+	if (maps_each(code_line, &next) == 0) {
+		__atomic_store_n(&code_objects, objs, RELAXED);
+		__atomic_store_n(&code_cur, next, RELEASE);
+	}
+	spin_unlock(&code_lock);
+}
+
+/*
+ * The frame-pointer walk met a return address outside every known code
+ * mapping: garbage, or code loaded since the table was built (dlopen).
+ * Rebuild when the loader's list changed; returns 1 if it did.
+ */
+static int code_refresh(void)
+{
+	if (objects_loaded() == __atomic_load_n(&code_objects, RELAXED))
+		return 0;
+	code_rebuild();
+	return 1;
 }
 
 static uint64_t rss_bytes(int *ok)
@@ -1513,8 +1766,10 @@ static void atfork_child(void)
 		return;
 	}
 	T.guard++;
-	boot_lock = maps_lock = stack_lock = 0;
+	boot_lock = maps_lock = stack_lock = code_lock = 0;
+	map_readers = map_closing = 0;	/* other threads' walks and dlcloses are gone */
 	if (open_data(1) < 0) {
+		mark_failed();
 		active = 0;
 		T.guard--;
 		return;
@@ -1581,6 +1836,9 @@ static void configure(void)
 	if (!dir || !*dir || strlen(dir) >= sizeof(out_dir))
 		goto done;
 	memcpy(out_dir, dir, strlen(dir) + 1);
+	s = getenv("PROFHEAP_FAILED");
+	if (s && strlen(s) < sizeof(failed_path))
+		memcpy(failed_path, s, strlen(s) + 1);
 	run_id = env_u64("PROFHEAP_RUN", 0);
 	interval_ns = env_u64("PROFHEAP_INTERVAL", 10000000);
 	if (interval_ns < 100000)
@@ -1593,15 +1851,19 @@ static void configure(void)
 	follow_fork = !(s && !strcmp(s, "0"));
 	if (!follow_fork)
 		disable_env();	/* no process created from here on is profiled */
-	if (open_data(0) < 0)
+	if (open_data(0) < 0) {
+		mark_failed();
 		goto done;
+	}
 	shards = map_anon(NSHARD * sizeof(struct pshard));
 	shard_slab = map_anon(NSHARD * SHARD_INIT * sizeof(struct pent));
 	sidx = sidx_new(4096);
 	if (sample_mean)
 		filter = map_anon(1u << FILTER_BITS);
-	if (!shards || !shard_slab || !sidx || (sample_mean && !filter))
+	if (!shards || !shard_slab || !sidx || (sample_mean && !filter)) {
+		mark_failed();
 		goto done;
+	}
 	backed = 0;
 	if (back_file(sizeof(*H)) < 0) {
 		char path[4200];
@@ -1629,6 +1891,7 @@ static void configure(void)
 	/* Stack id 0: the empty stack. */
 	stack_id(NULL, 0);
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&configure);
+	code_rebuild();
 	open_timeline();
 	dl_iterate_phdr(count_adds, &dl_adds_seen);
 	save_maps();

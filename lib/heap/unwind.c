@@ -7,34 +7,74 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
+/* 0: not code, 1: code, 2: code of the C runtime. */
+static int code_kind(uintptr_t pc, const struct ph_code_range *code, unsigned n)
+{
+	unsigned lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (pc < code[mid].lo)
+			hi = mid;
+		else if (pc >= code[mid].hi)
+			lo = mid + 1;
+		else
+			return code[mid].runtime ? 2 : 1;
+	}
+	return 0;
+}
+
 HIDDEN __attribute__((noinline)) unsigned
 ph_unwind_fp(uint64_t *pcs, unsigned max, uintptr_t stack_lo, uintptr_t stack_hi,
-	     uintptr_t skip_lo, uintptr_t skip_hi)
+	     uintptr_t skip_lo, uintptr_t skip_hi, const struct ph_code_range *code, unsigned ncode)
 {
 	const uintptr_t *fp = __builtin_frame_address(0);
 	unsigned n = 0;
-	int skipping = 1;
+	int skipping = 1, at_runtime = 0, truncated = 0;
 
-	while (n < max) {
+	if (max < 2)
+		return 0;
+	for (;;) {
 		uintptr_t f = (uintptr_t)fp, ret;
 		const uintptr_t *next;
+		int kind;
 
-		if (f < stack_lo || f > stack_hi - 2 * sizeof(uintptr_t) || (f & 7))
+		if (f < stack_lo || f > stack_hi - 2 * sizeof(uintptr_t) || (f & 7)) {
+			truncated = !at_runtime;
 			break;
+		}
 		ret = fp[1];
 		next = (const uintptr_t *)fp[0];
-		if (ret < 4096)
+		kind = code_kind(ret, code, ncode);
+		if (!kind) {
+			truncated = !at_runtime;
 			break;
+		}
 		if (skipping && ret >= skip_lo && ret < skip_hi) {
 			/* still inside the shim */
 		} else {
+			if (n == max - 1) {
+				truncated = 1;
+				break;
+			}
 			skipping = 0;
 			pcs[n++] = ret;
+			at_runtime = kind == 2;
 		}
-		if ((uintptr_t)next <= f)
+		if (!next) {
+			/* the outermost frame, unless code without frame pointers zeroed it */
+			truncated = !at_runtime;
 			break;
+		}
+		if ((uintptr_t)next <= f) {
+			truncated = !at_runtime;
+			break;
+		}
 		fp = next;
 	}
+	if (truncated && n)
+		pcs[n++] = PH_PC_TRUNCATED;
 	return n;
 }
 

@@ -117,7 +117,7 @@ static void test_stacks(void)
 	TEST("stacks: merge of two tables and zero-weight stacks dropped") {
 		struct prof_stacks a, b;
 		uint32_t f[2];
-		double w1 = 1, w0 = 0;
+		prof_weight w1 = 1, w0 = 0;
 		size_t n;
 		uint32_t *ids;
 
@@ -193,6 +193,82 @@ static void test_folded_parse(void)
 		CHECK_STR(b, "1.5");
 		prof_format_count(b, 13202640000.0);
 		CHECK_STR(b, "13202640000");
+	}
+	TEST("folded: counts are exact integers up to 2^64-1, never an exponent") {
+		static const char *const vals[] = {
+			"9007199254740993", "18446744073709551614", "18446744073709551615",
+		};
+		char b[32];
+
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			snprintf(line, sizeof(line), "a;b %s", vals[i]);
+			CHECK(prof_folded_parse(line, strlen(line), &fl, &why) == 0);
+			prof_format_count(b, fl.counts[0]);
+			CHECK_STR(b, vals[i]);
+		}
+		CHECK(fl.counts[0] == PROF_WEIGHT_MAX);
+		strcpy(line, "a;b 18446744073709551616");
+		CHECK(prof_folded_parse(line, strlen(line), &fl, &why) == -1);
+		CHECK_STR(why, "count above 18446744073709551615 (2^64-1)");
+		strcpy(line, "a;b 99999999999999999999999999.5");
+		CHECK(prof_folded_parse(line, strlen(line), &fl, &why) == -1);
+		strcpy(line, "a;b 18446744073709551615 3");
+		CHECK(prof_folded_parse(line, strlen(line), &fl, &why) == 0 && fl.ncounts == 2);
+		CHECK(fl.counts[0] == PROF_WEIGHT_MAX && fl.counts[1] == 3);
+		/* Decimals: plain notation, 15 significant digits, no trailing zeros. */
+		prof_format_count(b, 0.1L + 0.2L);
+		CHECK_STR(b, "0.3");
+		prof_format_count(b, 0.00001L);
+		CHECK_STR(b, "0.00001");
+		prof_format_count(b, 123456789.1L);
+		CHECK_STR(b, "123456789.1");
+		prof_format_count(b, 1e15L + 0.5L);
+		CHECK(strchr(b, 'e') == NULL && strncmp(b, "100000000000000", 15) == 0);
+		prof_format_count(b, 1e-30L);
+		CHECK_STR(b, "0");
+		prof_format_count(b, -2.25L);
+		CHECK_STR(b, "-2.25");
+		prof_format_count(b, 1e30L);
+		CHECK_STR(b, "18446744073709551615");
+	}
+	TEST("folded: read and write 2^64-1 back byte for byte; sums saturate at 2^64-1") {
+		static const char text[] = "a;b 18446744073709551615\na;c 1.5\nd 9007199254740993\n";
+		struct prof_lines *lr = prof_lines_from_mem("t", text, sizeof(text) - 1);
+		struct prof_stacks t;
+		struct prof_buf out = PROF_BUF_INIT;
+		prof_weight w = 18446744073709551614.0L;
+		uint32_t *ids;
+		size_t n;
+		char b[32];
+
+		prof_stacks_init(&t, 1);
+		CHECK(prof_folded_read(lr, &t, NULL, NULL) == 0);
+		ids = prof_stacks_sorted(&t, &n);
+		for (size_t i = 0; i < n; i++) {
+			prof_stacks_format(&t, ids[i], &out);
+			prof_format_count(b, prof_stacks_weights(&t, ids[i])[0]);
+			prof_buf_addf(&out, " %s\n", b);
+		}
+		CHECK_STR(prof_buf_cstr(&out), text);
+		free(ids);
+		/* Exact up to the limit, then kept there. */
+		CHECK(prof_weight_add(&w, 1) == 0 && w == PROF_WEIGHT_MAX);
+		CHECK(prof_weight_add(&w, 1) == 1 && w == PROF_WEIGHT_MAX);
+		prof_lines_close(lr);
+		lr = prof_lines_from_mem("t", text, sizeof(text) - 1);
+		CHECK(prof_folded_read(lr, &t, NULL, NULL) == 0);	/* says so once on stderr */
+		ids = prof_stacks_sorted(&t, &n);
+		CHECK(n == 3);
+		prof_format_count(b, prof_stacks_weights(&t, ids[0])[0]);
+		CHECK_STR(b, "18446744073709551615");
+		prof_format_count(b, prof_stacks_weights(&t, ids[1])[0]);
+		CHECK_STR(b, "3");
+		prof_format_count(b, prof_stacks_weights(&t, ids[2])[0]);
+		CHECK_STR(b, "18014398509481986");
+		free(ids);
+		prof_buf_release(&out);
+		prof_lines_close(lr);
+		prof_stacks_release(&t);
 	}
 }
 

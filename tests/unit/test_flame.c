@@ -230,5 +230,36 @@ int main(void)
 		prof_buf_release(&b);
 		prof_stacks_release(&t);
 	}
+	TEST("palette names: every one listed parses back to itself") {
+		enum prof_flame_palette p;
+		const char *name;
+		size_t i;
+
+		for (i = 0; (name = prof_flame_palette_name(i)) != NULL; i++) {
+			CHECK(prof_flame_palette_parse(name, &p) == 0);
+			CHECK((size_t)p == i);
+		}
+		CHECK(i == 15);
+	}
+
+	TEST("random colours: in the palette, different per call, multi palettes by name") {
+		uint64_t state = 1;
+		uint32_t c, first = prof_flame_color_random(PROF_PAL_HOT, "x", 1, &state);
+		int k, differ = 0;
+
+		for (k = 0; k < 100; k++) {
+			c = prof_flame_color_random(PROF_PAL_HOT, "x", 1, &state);
+			CHECK((c >> 16) >= 205 && ((c >> 8) & 0xff) <= 230 && (c & 0xff) <= 55);
+			differ += c != first;
+		}
+		CHECK(differ >= 95);
+		/* java: a _[k] frame stays orange (blue 0), a _[j] frame green */
+		for (k = 0; k < 100; k++) {
+			c = prof_flame_color_random(PROF_PAL_JAVA, "f_[k]", 5, &state);
+			CHECK((c & 0xff) == 0 && (c >> 16) >= 190);
+			c = prof_flame_color_random(PROF_PAL_JAVA, "f_[j]", 5, &state);
+			CHECK(((c >> 8) & 0xff) >= 200 && (c >> 16) <= 110);
+		}
+	}
 	return UNIT_RESULT();
 }

@@ -234,10 +234,109 @@ int main(void)
 		free(got);
 		prof_perfscript_stats_release(&st);
 	}
+	TEST("(ext) samples without call chains: one line each, comm;symbol with its period") {
+		memset(&o, 0, sizeof(o));
+		got = fold("            prog 13731  2727.213670:    1001001 cpu-clock:ppp:      557293039181 other+0x11 (/x/prog)\n"
+			   "            prog 13731  2727.214678:    1001001 cpu-clock:ppp:      557293039151 leaf+0x18 (/x/prog)\n"
+			   "            prog 13731  2727.215678:         77 cycles:      557293039151 leaf+0x18 (/x/prog)\n"
+			   "a_long_command_name 9/10 [001] 2727.216680:    1001001 cpu-clock:ppp:  ffffffff8103ce3b native_safe_halt+0x1b ([kernel.kallsyms])\n"
+			   "io worker 1  5197/5198 [002] 2727.217681:    1001001 cpu-clock:ppp:      7f00 [unknown] (/usr/lib/libc.so.6)\n",
+			   &o, &st);
+		CHECK_STR(got, "a_long_command_name;native_safe_halt 1001001\nio_worker_1;[libc.so.6] 1001001\n"
+			  "prog;leaf 1001001\nprog;other 1001001\n");
+		CHECK(st.samples == 4 && st.malformed == 0 && st.nothers == 1);
+		free(got);
+		prof_perfscript_stats_release(&st);
+		o.annotate_kernel = o.include_tid = 1;
+		got = fold("prog 5/6 1.0: 1 cpu-clock: ffffffff8103ce3b native_safe_halt+0x1b ([kernel.kallsyms])\n", &o, NULL);
+		CHECK_STR(got, "prog-5/6;native_safe_halt_[k] 1\n");
+		free(got);
+		/* -F comm,tid,ip,sym,dso: no time, no event, no period */
+		memset(&o, 0, sizeof(o));
+		got = fold("            prog 13731      557293039181 other (/x/prog)\n"
+			   "            prog 13731      557293039181 other (/x/prog)\n", &o, NULL);
+		CHECK_STR(got, "prog;other 2\n");
+		free(got);
+		/* -F comm,tid,period,ip,sym,dso: a period without an event */
+		got = fold("            prog 13731    1001001      55c5514bd21c calc::Acc<unsigned long>::sum (/x/prog)\n"
+			   "            prog 13731    1001001      55c5514bd21c f2 (/x/prog)\n", &o, NULL);
+		CHECK_STR(got, "prog;calc::Acc<unsigned long>::sum 1001001\nprog;f2 1001001\n");
+		free(got);
+	}
+	TEST("(ext) a line that is an event line and a sample line: frames after it decide") {
+		memset(&o, 0, sizeof(o));
+		/* trailing fields that look like a frame, then a call chain */
+		got = fold("prog 1 1.0: 5 mem-loads: 7ffd1234 |OP LOAD| (x)\n\t1 f (/x)\n\t2 main (/x)\n\n"
+			   "prog 1 2.0: 5 mem-loads: 7ffd1234 g (/x)\n"
+			   "prog 1 3.0: 5 mem-loads: 7ffd1234 h (/x)\n\n"
+			   "prog 1 4.0: 5 mem-loads: 7ffd1234 k (/x)", &o, NULL);
+		/* read by the Perl rules: no event, no period */
+		CHECK_STR(got, "prog;g 5\nprog;h 5\nprog;k 5\nprog;main;f 1\n");
+		free(got);
+	}
+	TEST("(ext) an event line while a sample is open ends it") {
+		memset(&o, 0, sizeof(o));
+		got = fold("prog 1 1.0: 2 cpu-clock:\nprog 1 2.0: 3 cpu-clock:\n\t1 f (/x)\n\n", &o, NULL);
+		CHECK_STR(got, "prog 2\nprog;f 3\n");
+		free(got);
+	}
+	TEST("(ext) frames without dso (-F ip,sym); kernel addresses") {
+		memset(&o, 0, sizeof(o));
+		o.annotate_kernel = 1;
+		got = fold("prog 13755/13755  2731.749693: cpu-clock:ppp: \n"
+			   "\tffffffff821ef666 do_syscall_64\n\t            114a leaf+0x11\n\t 11ad main \n\n", &o, &st);
+		CHECK_STR(got, "prog;main;leaf;do_syscall_64_[k] 1\n");
+		CHECK(st.malformed == 0);
+		free(got);
+		prof_perfscript_stats_release(&st);
+		got = fold("prog 1 1.0: 1 cpu-clock:\n\tnot-a-pc f\n\n", &o, &st);
+		CHECK(st.malformed == 1);
+		free(got);
+		prof_perfscript_stats_release(&st);
+	}
+	TEST("(ext) -F +srcline lines and --show-*-events records are skipped") {
+		memset(&o, 0, sizeof(o));
+		got = fold("prog 9 0.5: PERF_RECORD_COMM exec: prog:9/9\n"
+			   "prog 9 1.0: 3 cpu-clock: \n\t1 f+0x1 (/x)\n  f.c:12\n\t2 g (/x)\n  ??:0\n"
+			   "\tffffffff81000130 k ([kernel.kallsyms])\n  [kernel.kallsyms][ffffffff81000130]\n\n"
+			   "prog 9 2.0: PERF_RECORD_EXIT(9:9):(1:1)\n", &o, &st);
+		CHECK_STR(got, "prog;k;g;f 3\n");
+		CHECK(st.malformed == 0 && st.samples == 1);
+		free(got);
+		prof_perfscript_stats_release(&st);
+		/* a sample line of a long command name, its source line after it */
+		got = fold("a_long_command_name 9 1.0: 5 cpu-clock: 1c f+0x1 (/x)\n  f.c:12\n"
+			   "a_long_command_name 9 1.1: 5 cpu-clock: 1c f+0x1 (/x)\n  f.c:12\n", &o, &st);
+		CHECK_STR(got, "a_long_command_name;f 10\n");
+		CHECK(st.malformed == 0);
+		free(got);
+		prof_perfscript_stats_release(&st);
+	}
+	TEST("older perf: event lines without a time, frames not indented") {
+		memset(&o, 0, sizeof(o));
+		got = fold("java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n"
+			   "7f72432b4e9a start_thread (/lib/x86_64-linux-gnu/libpthread-2.15.so)\n\n", &o, NULL);
+		CHECK_STR(got, "java;start_thread;native_write_msr_safe 1\n");
+		free(got);
+	}
 	TEST("detection") {
+		static const char old_perf[] = "java 19983 cycles:\n"
+			"ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n";
+		static const char no_g[] = "            prog 13731  2727.213670:    1001001 cpu-clock:ppp:      557293039181 other+0x11 (/x/prog)\n";
+		static const char fields[] = "            prog 13731      557293039181 other (/x/prog)\n";
+		static const char no_dso[] = "prog 13755/13755  2731.749693: cpu-clock:ppp: \n\t            114a leaf\n";
+		/* difffolded.pl output: the "# ..." line became " 0 0" */
+		static const char diff[] = "a;c 4 0\n 0 0\na;d 0 1\n";
+
 		CHECK(prof_perfscript_detect(snippet, sizeof(snippet) - 1, 1));
+		CHECK(prof_perfscript_detect(old_perf, sizeof(old_perf) - 1, 1));
+		CHECK(prof_perfscript_detect(no_g, sizeof(no_g) - 1, 1));
+		CHECK(prof_perfscript_detect(fields, sizeof(fields) - 1, 1));
+		CHECK(prof_perfscript_detect(no_dso, sizeof(no_dso) - 1, 1));
+		CHECK(!prof_perfscript_detect(diff, sizeof(diff) - 1, 1));
 		CHECK(!prof_perfscript_detect("a;b 1\nc 2\n", 10, 1));
 		CHECK(!prof_perfscript_detect("foo bar 1 12\nx;y 3\n", 19, 1));
+		CHECK(!prof_perfscript_detect("prog 123 cafe f 12\n", 19, 1));
 	}
 	return UNIT_RESULT();
 }

@@ -97,7 +97,7 @@ int main(void)
 		struct prof_stacks t;
 		struct prof_top_row *rows;
 		size_t n, depth;
-		double grand, w;
+		prof_weight grand, w;
 		uint32_t *path;
 
 		load(&t, input);
