@@ -130,15 +130,27 @@ need_corpus() {
 # runs starts with the signal dispositions (SigIgn) and mask (SigBlk) it
 # gets without the tool, both as is and when the tool is itself started
 # with signals blocked and ignored (tests/tools/sigstate).
+# sigstate_public: SigIgn/SigBlk lines without signals 32 and 33, which
+# glibc keeps for itself (SIGCANCEL, SIGSETXID; its sigaction refuses them)
+# and hands a handler as soon as a process has a second thread, as the heap
+# shim's does: a CI runner that starts jobs with them ignored would
+# otherwise see a difference no program can observe.
+sigstate_public() {
+	while read -r _key _hex; do
+		printf '%s %016x\n' "$_key" $((0x$_hex & ~0x180000000))
+	done
+}
+
 check_sigstate() {
 	_name=$1
 	shift
 	for _st in "" "-b 10,12 -i 1,2,3"; do
 		# shellcheck disable=SC2086
-		_want=$("$BUILD/tests/tools/sigstate" $_st grep -E '^Sig(Ign|Blk)' /proc/self/status)
+		_want=$("$BUILD/tests/tools/sigstate" $_st grep -E '^Sig(Ign|Blk)' /proc/self/status |
+			sigstate_public)
 		# shellcheck disable=SC2086
 		_got=$("$BUILD/tests/tools/sigstate" $_st "$@" grep -E '^Sig(Ign|Blk)' /proc/self/status 2>&1 |
-			grep -E '^Sig(Ign|Blk)')
+			grep -E '^Sig(Ign|Blk)' | sigstate_public)
 		if [ -z "$_want" ] || [ "$_want" != "$_got" ]; then
 			fail "$_name${_st:+ (started with sigstate $_st)}" \
 				"$(printf 'expected %s, got %s' "$_want" "$_got" | tr '\n\t' '| ')"
