@@ -304,7 +304,9 @@ ms=$(awk -F'\t' '$4 == "offcpu-time" && $6 ~ /main;offcpu;/ { t += $5 } END { pr
 # ~0.3 s of wall time, almost all of it in 20 ms sleeps
 if [ "$ms" -ge 150 ] && [ "$ms" -le 400 ]; then pass "--off-cpu: blocked time under offcpu (sleeps) (${ms} ms)"; else fail "--off-cpu: blocked time under offcpu (sleeps)" "${ms} ms"; fi
 if awk -F'\t' '$4 != "offcpu-time"' "$TMP/off.rows" | grep -q .; then fail "--off-cpu alone: only offcpu-time rows"; else pass "--off-cpu alone: only offcpu-time rows"; fi
-run "$P" -e cpu-clock --off-cpu -o "$TMP/off2.tsv" -- "$TMP/wl" -s 0.2 offcpu
+# A command that computes (wl split) and waits (sh in wait4, sleep): the
+# offcpu workload alone burns ~1 ms of CPU, one sample or none at 999 Hz.
+run "$P" -e cpu-clock --off-cpu -o "$TMP/off2.tsv" -- sh -c "'$TMP/wl' -s 0.2 split; sleep 0.1"
 ev=$(stacks "$TMP/off2.tsv" | cut -f4 | sort -u | tr '\n' ' ')
 if [ "$ev" = "cpu-clock offcpu-time " ]; then pass "-e cpu-clock --off-cpu: two events in one file"; else fail "-e cpu-clock --off-cpu: two events" "$ev"; fi
 
