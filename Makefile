@@ -57,34 +57,36 @@ CAPSTONE_DEFS := -DHAVE_CAPSTONE
 CAPSTONE_LIBS := -lcapstone
 endif
 
-LIB_SRC   := $(sort $(wildcard lib/*.c))
+# lib/ is one folder per concern (lib/README); the heap shim is not in
+# libcommon.a: lib/heap/shim/shim.mk builds it.
+LIB_SRC   := $(sort $(filter-out lib/heap/shim/%,$(wildcard lib/*/*.c lib/*/*/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
 TOOLS     := $(patsubst cmd/%.c,%,$(CMD_SRC))
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 LIBCOMMON := $(BUILD)/lib/libcommon.a
 PROGS     := $(addprefix $(BINDIR)/,$(TOOLS))
 
-UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SRC  := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
 
-# Extra artefacts (such as profheap's preloaded shim) come from lib/*.mk,
+# Extra artefacts (such as profheap's preloaded shim) come from lib/**/*.mk,
 # included before "all" so that EXTRA_TARGETS is complete there.
 .DEFAULT_GOAL := all
 EXTRA_TARGETS :=
 # Of those, the shared objects installed in $(PREFIX)/lib/proftools.
 INSTALL_LIBS :=
 FLAGS_STAMP := $(BUILD)/.flags
--include $(wildcard lib/*.mk)
+-include $(wildcard lib/*/*.mk lib/*/*/*.mk)
 
 all: $(PROGS) $(EXTRA_TARGETS)
 
 # Per-object extra flags.
-$(BUILD)/cmd/profcompress.o $(BUILD)/lib/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
+$(BUILD)/cmd/profcompress.o $(BUILD)/lib/codec/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
 $(BINDIR)/profcompress: EXTRA_LIBS += $(COMPRESS_LIBS)
-$(BUILD)/tests/unit/test_codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
-$(BUILD)/tests/unit/test_codec: EXTRA_LIBS += $(COMPRESS_LIBS)
+$(BUILD)/tests/unit/codec/test_codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
+$(BUILD)/tests/unit/codec/test_codec: EXTRA_LIBS += $(COMPRESS_LIBS)
 $(BUILD)/lib/disasm.o: EXTRA_CFLAGS += $(CAPSTONE_DEFS)
 EXTRA_LIBS += $(CAPSTONE_LIBS)
 

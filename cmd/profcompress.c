@@ -20,18 +20,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "bench.h"
-#include "buf.h"
-#include "codec.h"
-#include "error.h"
-#include "input.h"
-#include "meta.h"
-#include "options.h"
-#include "output.h"
-#include "sha256.h"
-#include "tsv.h"
-#include "units.h"
-#include "xalloc.h"
+#include "base/bench.h"
+#include "base/buf.h"
+#include "codec/codec.h"
+#include "base/error.h"
+#include "io/input.h"
+#include "core/meta.h"
+#include "base/options.h"
+#include "io/output.h"
+#include "base/sha256.h"
+#include "formats/tsv.h"
+#include "base/units.h"
+#include "base/xalloc.h"
 
 #define SYNOPSIS "profcompress [-lqv] [-b size] [-D dict] [-e spec] [-o file] [-T threads]\n" \
 	"                    [-t seconds] [--batch seconds] [--decode-only] [--human] [--join]\n" \

@@ -1,22 +1,22 @@
 /*
  * profflame: folded stacks -> one self-contained interactive flame graph
  * (SVG, or an HTML page holding it). Layout and writing live in
- * lib/flame.c; this file parses options and wires inputs to them.
+ * lib/flame/flame.c; this file parses options and wires inputs to them.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "buf.h"
-#include "flame.h"
-#include "input.h"
-#include "meta.h"
-#include "options.h"
-#include "output.h"
-#include "stack.h"
-#include "units.h"
-#include "xalloc.h"
+#include "base/error.h"
+#include "base/buf.h"
+#include "flame/flame.h"
+#include "io/input.h"
+#include "core/meta.h"
+#include "base/options.h"
+#include "io/output.h"
+#include "core/stack.h"
+#include "base/units.h"
+#include "base/xalloc.h"
 
 static const char synopsis[] =
 	"profflame [-hq] [-o file] [--format svg|html] [--title text]\n"

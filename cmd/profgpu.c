@@ -21,15 +21,15 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "buf.h"
-#include "error.h"
-#include "gpu.h"
-#include "options.h"
-#include "output.h"
-#include "proc.h"
-#include "tsv.h"
-#include "units.h"
-#include "xalloc.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "gpu/gpu.h"
+#include "base/options.h"
+#include "io/output.h"
+#include "base/proc.h"
+#include "formats/tsv.h"
+#include "base/units.h"
+#include "base/xalloc.h"
 
 extern char **environ;
 

@@ -17,19 +17,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
-#include "folded.h"
-#include "heapfile.h"
-#include "input.h"
-#include "meta.h"
-#include "options.h"
-#include "output.h"
-#include "proc.h"
-#include "stack.h"
-#include "symbolize.h"
-#include "units.h"
-#include "xalloc.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "formats/folded.h"
+#include "heap/records.h"
+#include "io/input.h"
+#include "core/meta.h"
+#include "base/options.h"
+#include "io/output.h"
+#include "base/proc.h"
+#include "core/stack.h"
+#include "symbolize/symbolize.h"
+#include "base/units.h"
+#include "base/xalloc.h"
 
 #define SYNOPSIS "profheap [-fkqv] [-i interval] [-o dir] [-r report] [-S file] " \
 	"[-s bytes] [-u fp|dwarf] [--no-follow-fork] command [arg ...]"

@@ -24,20 +24,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
-#include "folded.h"
-#include "meta.h"
-#include "options.h"
-#include "output.h"
-#include "perfevent.h"
-#include "proc.h"
-#include "stack.h"
-#include "symbolize.h"
-#include "tsv.h"
-#include "units.h"
-#include "unwind.h"
-#include "xalloc.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "formats/folded.h"
+#include "core/meta.h"
+#include "base/options.h"
+#include "io/output.h"
+#include "record/perfevent.h"
+#include "base/proc.h"
+#include "core/stack.h"
+#include "symbolize/symbolize.h"
+#include "formats/tsv.h"
+#include "base/units.h"
+#include "symbolize/dwarf_unwind.h"
+#include "base/xalloc.h"
 
 #define SYNOPSIS \
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \

@@ -52,7 +52,7 @@ if need_corpus "golden perf-fp"; then
 	fi
 fi
 
-# ---- perf script rules (more in tests/unit/test_perfscript.c) -------------
+# ---- perf script rules (more in tests/unit/formats/test_perfscript.c) -------------
 cat >"$TMP/snip.txt" <<'SNIP'
 io worker 1  5197/5198 [002] 100.000003:     250000 cpu-clock: 
 	1000 inner_fn+0x10 (/opt/app)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the test suite once against one build: the lib unit tests
-# (BUILD/tests/unit/test_*) and the tool tests (tests/*.sh), as many at a
+# (BUILD/tests/unit/*/test_*) and the tool tests (tests/*.sh), as many at a
 # time as there are cores (TEST_JOBS overrides).
 #   tests/run.sh BUILD BINDIR [LABEL]
 # Prints every result line, then "N passed, N failed, N skipped".
@@ -31,7 +31,7 @@ run_one() {
 
 cd "$TOP" || exit 1
 tests=()
-for t in "$BUILD"/tests/unit/test_*; do
+for t in "$BUILD"/tests/unit/*/test_*; do
 	[ -x "$t" ] && [ -f "$t" ] && tests+=("$(basename "$t")|$t")
 done
 for t in tests/*.sh; do

@@ -129,7 +129,7 @@ echo "profgpu memory: $BIG samples at 1 ms (test clock), timeline and --processe
 # tables, unlike VmRSS in /proc/PID/status, whose per-thread counters lag
 # by up to 64 pages), read every 0.25 s: the first reading after 5 s
 # against the last one before exit. The first seconds are warm-up, not
-# growth: the two 256 KiB output staging buffers (lib/output.c) are
+# growth: the two 256 KiB output staging buffers (lib/io/output.c) are
 # touched page by page until the first flushes, some 20000 samples in.
 export PROFGPU_TEST_VIRTUAL_TIME=1
 "$WORK/cpurun" "$WORK/mem.time" "$BIN/profgpu" -q -b nvml -i 1ms -c "$BIG" -o /dev/null \

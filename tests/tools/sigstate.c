@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "error.h"
+#include "base/error.h"
 
 #define USAGE "sigstate [-b SIG[,SIG...]] [-d SIG[,SIG...]] [-i SIG[,SIG...]] command [arg ...]"
 

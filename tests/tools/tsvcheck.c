@@ -5,9 +5,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "error.h"
-#include "input.h"
-#include "tsv.h"
+#include "base/error.h"
+#include "io/input.h"
+#include "formats/tsv.h"
 
 int main(int argc, char **argv)
 {

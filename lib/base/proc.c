@@ -1,0 +1,149 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "base/error.h"
+#include "base/proc.h"
+
+/*
+ * The signal dispositions and mask this process started with, taken
+ * before main() runs: whatever the tool changes afterwards (handlers,
+ * SIGPIPE ignored, signals blocked for a signalfd) is undone in the child,
+ * which so starts the command exactly as the shell would have.
+ */
+static sigset_t start_ignored, start_mask;
+
+__attribute__((constructor)) static void save_start_signals(void)
+{
+	struct sigaction sa;
+
+	sigemptyset(&start_ignored);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+		    sa.sa_handler == SIG_IGN)
+			sigaddset(&start_ignored, sig);
+	sigprocmask(SIG_SETMASK, NULL, &start_mask);
+}
+
+/* In the child (async-signal-safe): the start-up dispositions and mask. */
+static void restore_start_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		sa.sa_handler = sigismember(&start_ignored, sig) == 1 ? SIG_IGN : SIG_DFL;
+		sigaction(sig, &sa, NULL);	/* EINVAL for libc's own: fine */
+	}
+	sigprocmask(SIG_SETMASK, &start_mask, NULL);
+}
+
+int prof_signal_ignored_at_start(int sig)
+{
+	return sigismember(&start_ignored, sig) == 1;
+}
+
+int prof_child_spawn(struct prof_child *c, char *const argv[], char *const envp[])
+{
+	return prof_child_spawn_flags(c, argv, envp, 0);
+}
+
+int prof_child_spawn_flags(struct prof_child *c, char *const argv[], char *const envp[],
+			   int flags)
+{
+	int go[2], err[2];
+	char byte;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		prof_warn_errno("pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		prof_warn_errno("fork");
+		close(go[0]), close(go[1]), close(err[0]), close(err[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int e;
+
+		restore_start_signals();
+		/* No stderr to go to: no stdout either, never the result's. */
+		if ((flags & PROF_CHILD_STDOUT_TO_STDERR) && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			close(STDOUT_FILENO);
+		close(go[1]);
+		close(err[0]);
+		/* Wait for "go": the parent attaches before the exec. */
+		if (read(go[0], &byte, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		if (envp)
+			execvpe(argv[0], argv, envp);
+		else
+			execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(err[1]);
+	c->pid = pid;
+	c->go_fd = go[1];
+	c->err_fd = err[0];
+	return 0;
+}
+
+int prof_child_start(struct prof_child *c, const char *name)
+{
+	int e = 0, status;
+	ssize_t n;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		prof_warn_errno("cannot start %s", name);
+	close(c->go_fd);
+	c->go_fd = -1;
+	/* EOF (close-on-exec) means exec succeeded; an int means it failed. */
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (n != (ssize_t)sizeof(e))
+		return 0;
+	errno = e;
+	prof_warn_errno("%s", name);
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return e == ENOENT ? 127 : 126;
+}
+
+int prof_exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return PROF_EXIT_FAIL;
+}
+
+int prof_child_wait(pid_t pid, volatile int *stop)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(pid, &status, 0) == pid)
+			return prof_exit_status(status);
+		if (errno != EINTR)
+			return PROF_EXIT_FAIL;
+		if (stop && *stop)
+			return -1;
+	}
+}

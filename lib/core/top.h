@@ -1,0 +1,59 @@
+#ifndef PROF_TOP_H
+#define PROF_TOP_H
+/*
+ * The bottleneck report of a stack table (proffold --top): functions
+ * ranked by self weight (the stacks they end) or total weight (the
+ * stacks they appear in, counted once per stack even when recursive),
+ * each as a share of the whole; functions whose self share reaches a
+ * threshold flagged "hot"; and the hottest root-to-leaf path, found by
+ * descending from the heaviest root into the heaviest child at every
+ * level, stopping where the samples ending at a frame outweigh its
+ * heaviest child (the path ends at the hot leaf, not in noise below it).
+ *
+ * TSV output follows schema "proffold-top" (prof-formats.5), after one
+ * "# key=value" line (unit, total, threshold_pct, sort, hot_path,
+ * hot_path_pct). The human form is aligned text for a terminal.
+ */
+#include <stddef.h>
+#include "core/meta.h"
+#include "core/stack.h"
+
+struct prof_output;
+
+struct prof_top_opts {
+	size_t n;		/* rows (0: all) */
+	double threshold_pct;	/* flag "hot" at this self share */
+	int by_total;		/* rank by total instead of self */
+	int human;		/* aligned text instead of TSV */
+	const char *unit;	/* "ns" formats durations; NULL: plain numbers */
+};
+
+/* One function of the report. */
+struct prof_top_row {
+	uint32_t frame;
+	prof_weight self, total;	/* exact integers up to 2^64-1, then saturated */
+};
+
+/*
+ * Compute the rows of t (weight column 0), ranked as opts says; all
+ * functions with a nonzero total. Returns a malloc'ed array of *n rows
+ * (caller frees) and the grand total in *grand. Sums above 2^64-1
+ * saturate, said once (prof_weight_saturated()).
+ */
+struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total, size_t *n,
+				      prof_weight *grand);
+
+/*
+ * The hottest path: frame ids root first (malloc'ed, caller frees), its
+ * length in *depth and its weight in *weight. NULL if t is empty.
+ */
+uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth, prof_weight *weight);
+
+/*
+ * Write the report of t to o. meta (may be NULL) is copied into the TSV
+ * metadata line. Returns 0 or -1 (write error, reported).
+ */
+int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts,
+		   const struct prof_meta *meta, struct prof_output *o);
+
+#endif

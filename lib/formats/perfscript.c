@@ -1,0 +1,1316 @@
+/*
+ * `perf script` text -> stack table, following stackcollapse-perf.pl's
+ * rules (see perfscript.h). The Perl regexes are matched by hand here;
+ * each function says which regex it implements and how its backtracking
+ * resolves, so the results are the Perl script's for any input.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/buf.h"
+#include "io/chunk.h"
+#include "io/input.h"
+#include "core/intern.h"
+#include "formats/perfscript.h"
+#include "base/xalloc.h"
+
+/* Perl's \s, \d and \w on byte strings (ASCII rules). */
+static inline int is_ws(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static inline int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int is_word(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline int is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int starts_with(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	return n >= l && memcmp(s, lit, l) == 0;
+}
+
+static int mem_contains(const char *s, size_t n, const char *lit)
+{
+	return memmem(s, n, lit, strlen(lit)) != NULL;
+}
+
+/*
+ * /:\s*(\d+)*\s+(\S+):\s*$/ on s[0..n). The ':' ending the line (after
+ * trailing whitespace) closes the event token, the last whitespace-
+ * separated token; before it whitespace, optional digits (the period),
+ * optional whitespace and a ':' (the one ending the time). The leftmost
+ * ':' that can start the match is the only one: the text between it and
+ * the event token holds only whitespace and digits.
+ */
+static int match_period(const char *s, size_t n, struct prof_perf_event *ev)
+{
+	size_t c = n, a, b, d, w, t;
+
+	while (c > 0 && is_ws((unsigned char)s[c - 1]))
+		c--;
+	if (c == 0 || s[c - 1] != ':')
+		return 0;
+	c--;			/* s[c] is the final ':' */
+	a = c;
+	while (a > 0 && !is_ws((unsigned char)s[a - 1]))
+		a--;
+	if (a == c || a == 0)
+		return 0;	/* empty event name, or no \s+ before it */
+	b = a;
+	while (b > 0 && is_ws((unsigned char)s[b - 1]))
+		b--;
+	d = b;
+	while (d > 0 && is_digit((unsigned char)s[d - 1]))
+		d--;
+	w = d;
+	if (d < b)		/* digits: optional whitespace before them */
+		while (w > 0 && is_ws((unsigned char)s[w - 1]))
+			w--;
+	if (w == 0 || s[w - 1] != ':')
+		return 0;
+	ev->has_event = 1;
+	ev->event = s + a;
+	ev->event_len = c - a;
+	ev->period = s + d;
+	ev->period_len = b - d;
+	/* The time is the token the ':' ends. */
+	t = w - 1;
+	while (t > 0 && !is_ws((unsigned char)s[t - 1]))
+		t--;
+	ev->time = s + t;
+	ev->time_len = w - 1 - t;
+	return 1;
+}
+
+/*
+ * /^(\S.+?)\s+(\d+)[/]*(\d+)*\s+/: the lazy comm grows from two bytes
+ * until it is followed by a whitespace run, a digit run, slashes, an
+ * optional second digit run and whitespace. Backtracking cannot shorten
+ * any of those runs to a different success (the next byte would be of
+ * the wrong class), so the captures are the maximal runs.
+ */
+int prof_perfscript_event_line(const char *line, size_t n, struct prof_perf_event *ev)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	size_t e, k, q, r, x;
+
+	if (n < 2 || is_ws(s[0]))
+		return 0;
+	for (e = 2; e < n; e++) {
+		if (!is_ws(s[e]))
+			continue;
+		k = e;
+		while (k < n && is_ws(s[k]))
+			k++;
+		if (k >= n || !is_digit(s[k])) {
+			e = k;	/* any start inside this run fails the same way */
+			continue;
+		}
+		q = k;
+		while (q < n && is_digit(s[q]))
+			q++;
+		r = q;
+		while (r < n && s[r] == '/')
+			r++;
+		x = r;
+		while (x < n && is_digit(s[x]))
+			x++;
+		if (x >= n || !is_ws(s[x]))
+			continue;
+		memset(ev, 0, sizeof(*ev));
+		ev->comm = line;
+		ev->comm_len = e;
+		ev->pid = line + k;
+		ev->pid_len = q - k;
+		ev->tid = line + r;
+		ev->tid_len = x - r;
+		match_period(line, n, ev);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * (ext) The fields after "comm pid[/tid] " on a sample line that carries
+ * its frame, as perf script prints samples without call chains:
+ * "[cpu] time: period event: pc symbol (dso)", every field before the pc
+ * optional (-F selections). The period is taken only before an event.
+ * Fills the time, period and event of ev and *frame (offset of the pc).
+ * Returns 1 if s[i..n) is such a tail.
+ */
+static int sample_tail(const char *s, size_t i, size_t n, struct prof_perf_event *ev,
+		       size_t *frame)
+{
+	size_t d, j, k;
+
+#define SKIP_WS() while (i < n && is_ws((unsigned char)s[i])) i++
+	SKIP_WS();
+	if (i < n && s[i] == '[') {	/* [cpu] */
+		for (j = i + 1; j < n && is_digit((unsigned char)s[j]); j++)
+			;
+		if (j == i + 1 || j >= n || s[j] != ']')
+			return 0;
+		i = j + 1;
+		SKIP_WS();
+	}
+	/* time: digits[.digits]: */
+	for (j = i; j < n && is_digit((unsigned char)s[j]); j++)
+		;
+	if (j > i && j < n && s[j] == '.') {
+		for (k = j + 1; k < n && is_digit((unsigned char)s[k]); k++)
+			;
+		if (k > j + 1 && k + 1 < n && s[k] == ':' && is_ws((unsigned char)s[k + 1])) {
+			ev->time = s + i;
+			ev->time_len = k - i;
+			i = k + 1;
+			SKIP_WS();
+		}
+	}
+	/* [period] event: -- the event token ends with ':' before a blank */
+	for (d = i; d < n && is_digit((unsigned char)s[d]); d++)
+		;
+	k = i;			/* where the event token would start */
+	if (d > i && d < n && is_ws((unsigned char)s[d]))
+		for (k = d; k < n && is_ws((unsigned char)s[k]); k++)
+			;
+	for (j = k; j < n && !is_ws((unsigned char)s[j]); j++)
+		;
+	if (j >= k + 2 && s[j - 1] == ':' && !is_digit((unsigned char)s[k])) {
+		if (k > i) {
+			ev->period = s + i;
+			ev->period_len = d - i;
+		}
+		ev->event = s + k;
+		ev->event_len = j - 1 - k;
+		ev->has_event = 1;
+		i = j;
+		SKIP_WS();
+	}
+	/* pc symbol; -F period without event: "period pc symbol" */
+	for (j = i; j < n && is_hex((unsigned char)s[j]); j++)
+		;
+	if (j == i || j >= n || !is_ws((unsigned char)s[j]))
+		return 0;
+	k = j;
+	while (k < n && is_ws((unsigned char)s[k]))
+		k++;
+	if (k >= n)
+		return 0;
+	if (!ev->has_event && strspn(s + i, "0123456789") == j - i) {
+		for (d = k; d < n && is_hex((unsigned char)s[d]); d++)
+			;
+		if (d > k && d < n && is_ws((unsigned char)s[d])) {
+			while (d < n && is_ws((unsigned char)s[d]))
+				d++;
+			if (d < n) {
+				ev->period = s + i;
+				ev->period_len = j - i;
+				i = k;
+			}
+		}
+	}
+	*frame = i;
+	return 1;
+#undef SKIP_WS
+}
+
+/*
+ * (ext) A sample line with its frame on it (recorded without call chains,
+ * or printed without them): optional leading blanks (perf right-aligns
+ * the comm), "comm pid[/tid]", then sample_tail(). The comm is the
+ * shortest prefix after which the rest parses, so "io worker 1 5197/5198
+ * ..." has the comm "io worker 1". To tell it from other text, the line
+ * must carry a time, an event or a " (dso)". Returns 1 and fills ev (the
+ * period, event and time as prof_perfscript_event_line() does) and
+ * *frame, the offset of the frame text ("pc symbol (dso)") in line.
+ */
+static int sample_line(const char *line, size_t n, struct prof_perf_event *ev, size_t *frame)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	size_t b = 0, e, k, q, r, x;
+
+	while (b < n && is_ws(s[b]))
+		b++;
+	if (n - b < 2)
+		return 0;
+	for (e = b + 2; e < n; e++) {
+		if (!is_ws(s[e]))
+			continue;
+		k = e;
+		while (k < n && is_ws(s[k]))
+			k++;
+		if (k >= n || !is_digit(s[k]))
+			continue;
+		q = k;
+		while (q < n && is_digit(s[q]))
+			q++;
+		r = q;
+		while (r < n && s[r] == '/')
+			r++;
+		x = r;
+		while (x < n && is_digit(s[x]))
+			x++;
+		if (x >= n || !is_ws(s[x]))
+			continue;
+		memset(ev, 0, sizeof(*ev));
+		if (!sample_tail(line, x, n, ev, frame))
+			continue;
+		if (!ev->time_len && !ev->has_event && line[n - 1] != ')')
+			return 0;
+		ev->comm = line + b;
+		ev->comm_len = e - b;
+		ev->pid = line + k;
+		ev->pid_len = q - k;
+		ev->tid = line + r;
+		ev->tid_len = x - r;
+		return 1;
+	}
+	return 0;
+}
+
+/* "248.704562" -> ns; 0 if not a time. */
+static int parse_time(const char *s, size_t n, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, fd = 0;
+
+	if (n == 0 || !is_digit((unsigned char)s[0]))
+		return 0;
+	while (i < n && is_digit((unsigned char)s[i]))
+		sec = sec * 10 + (uint64_t)(s[i++] - '0');
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && is_digit((unsigned char)s[i])) {
+			if (fd < 9) {
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+				fd++;
+			}
+			i++;
+		}
+	}
+	if (i != n)
+		return 0;
+	while (fd < 9) {
+		frac *= 10;
+		fd++;
+	}
+	*ns = sec * 1000000000ULL + frac;
+	return 1;
+}
+
+/* ---- the frame-line cache and the per-thread parser ---- */
+
+struct line_cache {
+	struct prof_intern lines;	/* raw frame lines */
+	int32_t *count;			/* line id -> frames, -1: unrecognized */
+	uint32_t *off;			/* line id -> start in pool */
+	size_t cap;
+	uint32_t *pool;			/* frame ids, in Perl's push order */
+	size_t pool_len, pool_cap;
+	size_t bytes;			/* rough memory held, to bound it */
+};
+
+#define CACHE_MAX_BYTES (24u << 20)
+
+struct prof_perfscript {
+	struct prof_stacks *t;
+	const struct prof_perfscript_opts *o;
+	struct line_cache cache[2];	/* [1]: comm starts with "java" */
+	/* the sample being read */
+	int in_sample;			/* an event line since the last empty line */
+	int have_pname;
+	int java;
+	uint32_t *pname;		/* root frame ids (a comm with ';' gives several) */
+	size_t npname, pname_cap;
+	struct prof_buf pname_text;	/* text the ids were made from */
+	struct prof_buf pname_raw;	/* comm, pid, tid they came from */
+	double period;
+	uint32_t *rev;			/* frames, leaf first */
+	size_t nrev, rev_cap;
+	uint32_t *frames;		/* assembled root-first stack */
+	size_t frames_cap;
+	struct prof_buf scratch;
+	/* (ext) a line that is an event line and a sample line, until the
+	 * next line tells which: frames follow, or another sample */
+	struct prof_buf pending;
+	int has_pending;
+	unsigned long pending_lineno;
+	struct prof_perfscript_stats st;
+};
+
+struct prof_perfscript *prof_perfscript_new(struct prof_stacks *t,
+					    const struct prof_perfscript_opts *opts)
+{
+	struct prof_perfscript *ps = xcalloc(1, sizeof(*ps));
+
+	ps->t = t;
+	ps->o = opts;
+	prof_intern_init(&ps->cache[0].lines);
+	prof_intern_init(&ps->cache[1].lines);
+	return ps;
+}
+
+static void cache_release(struct line_cache *c)
+{
+	prof_intern_release(&c->lines);
+	free(c->count);
+	free(c->off);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+	prof_intern_init(&c->lines);
+}
+
+void prof_perfscript_free(struct prof_perfscript *ps)
+{
+	if (!ps)
+		return;
+	cache_release(&ps->cache[0]);
+	cache_release(&ps->cache[1]);
+	prof_intern_release(&ps->cache[0].lines);
+	prof_intern_release(&ps->cache[1].lines);
+	free(ps->pname);
+	free(ps->rev);
+	free(ps->frames);
+	prof_buf_release(&ps->pname_text);
+	prof_buf_release(&ps->pname_raw);
+	prof_buf_release(&ps->scratch);
+	prof_buf_release(&ps->pending);
+	prof_perfscript_stats_release(&ps->st);
+	free(ps);
+}
+
+const struct prof_perfscript_stats *prof_perfscript_stats(const struct prof_perfscript *ps)
+{
+	return &ps->st;
+}
+
+/* Perl's s/\((?!anonymous namespace\)).* // (no space): cut at the first other '('. */
+static size_t cut_perl(const char *f, size_t n)
+{
+	const char *p = f, *end = f + n;
+
+	while ((p = memchr(p, '(', (size_t)(end - p))) != NULL) {
+		if (!starts_with(p + 1, (size_t)(end - p - 1), "anonymous namespace)"))
+			return (size_t)(p - f);
+		p++;
+	}
+	return n;
+}
+
+/*
+ * The cpp_names rule: cut at the first '(' outside <...> and {...}, not
+ * the "()" of operator(), not "(anonymous namespace)". Operator names
+ * such as operator<< and operator-> do not count as brackets.
+ */
+static size_t cut_cpp(const char *f, size_t n)
+{
+	long depth = 0;
+	size_t i = 0;
+
+	while (i < n) {
+		char c = f[i];
+
+		if (c == 'o' && starts_with(f + i, n - i, "operator") &&
+		    (i == 0 || !is_word((unsigned char)f[i - 1])) &&
+		    (i + 8 >= n || !is_word((unsigned char)f[i + 8]))) {
+			i += 8;
+			if (starts_with(f + i, n - i, "()"))
+				i += 2;
+			else
+				while (i < n && strchr("<>=!+-*/%^&|~[],", f[i]) && f[i] != '\0')
+					i++;
+			continue;
+		}
+		if (c == '<' || c == '{')
+			depth++;
+		else if ((c == '>' || c == '}') && depth > 0)
+			depth--;
+		else if (c == '(' && depth == 0 &&
+			 !starts_with(f + i + 1, n - i - 1, "anonymous namespace)"))
+			return i;
+		i++;
+	}
+	return n;
+}
+
+/* /\.\(.*\)\./: a Go method name such as "net/http.(*Client).Do". */
+static int is_go_method(const char *f, size_t n)
+{
+	const char *a = memmem(f, n, ".(", 2);
+	size_t j;
+
+	if (!a)
+		return 0;
+	for (j = n; j >= 2; j--) {
+		if (f[j - 2] == ')' && f[j - 1] == '.')
+			return j - 2 >= (size_t)(a - f) + 2;
+	}
+	return 0;
+}
+
+/* m:/tmp/perf-\d+\.map: */
+static int is_jit_map(const char *m, size_t n)
+{
+	const char *p = m, *end = m + n;
+
+	while ((p = memmem(p, (size_t)(end - p), "/tmp/perf-", 10)) != NULL) {
+		const char *d = p + 10;
+
+		while (d < end && is_digit((unsigned char)*d))
+			d++;
+		if (d > p + 10 && starts_with(d, (size_t)(end - d), ".map"))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+/*
+ * One frame piece through the Perl script's tidying and annotation into
+ * ps->scratch, then interned.
+ */
+static uint32_t tidy_piece(struct prof_perfscript *ps, const char *f, size_t n,
+			   const char *pc, size_t pc_len, const char *mod, size_t mod_len,
+			   int java, int piece_index)
+{
+	const struct prof_perfscript_opts *o = ps->o;
+	struct prof_buf *b = &ps->scratch;
+	char *s;
+	size_t i, j, len;
+
+	prof_buf_reset(b);
+	if (n == 9 && memcmp(f, "[unknown]", 9) == 0) {
+		const char *base = "unknown";
+		size_t base_len = 7;
+
+		if (!(mod_len == 9 && memcmp(mod, "[unknown]", 9) == 0)) {
+			const char *slash = memrchr(mod, '/', mod_len);
+
+			base = slash ? slash + 1 : mod;
+			base_len = mod_len - (size_t)(base - mod);
+		}
+		prof_buf_addch(b, '[');
+		prof_buf_add(b, base, base_len);
+		if (o->include_addrs) {
+			prof_buf_add(b, " <", 2);
+			prof_buf_add(b, pc, pc_len);
+			prof_buf_addch(b, '>');
+		}
+		prof_buf_addch(b, ']');
+	} else {
+		prof_buf_add(b, f, n);
+	}
+	s = b->data;
+	len = b->len;
+	for (i = 0; i < len; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+	if (!is_go_method(s, len))
+		len = o->cpp_names ? cut_cpp(s, len) : cut_perl(s, len);
+	for (i = j = 0; i < len; i++)
+		if (s[i] != '"' && s[i] != '\'')
+			s[j++] = s[i];
+	len = j;
+	if (java && len > 0 && s[0] == 'L' && memchr(s, '/', len)) {
+		memmove(s, s + 1, len - 1);
+		len--;
+	}
+	b->len = len;
+	if (piece_index > 0 || (o->mark_inlined && mod_len == 7 && memcmp(mod, "inlined", 7) == 0)) {
+		if (!mem_contains(b->data, b->len, "_[i]"))
+			prof_buf_add(b, "_[i]", 4);
+	} else if (o->annotate_kernel && mod_len > 0 &&
+		   (mod[0] == '[' || (mod_len >= 7 && memcmp(mod + mod_len - 7, "vmlinux", 7) == 0)) &&
+		   !mem_contains(mod, mod_len, "unknown")) {
+		prof_buf_add(b, "_[k]", 4);
+	} else if (o->annotate_jit && is_jit_map(mod, mod_len)) {
+		if (!mem_contains(b->data, b->len, "_[j]"))
+			prof_buf_add(b, "_[j]", 4);
+	}
+	return prof_stacks_frame(ps->t, b->data, b->len);
+}
+
+/*
+ * (ext) A frame line without a dso, "\s*HEX\s+symbol": perf script prints
+ * these when -F leaves out dso. s0 is the first non-blank byte. Sets *sym
+ * to the symbol's start and *end to its end (trailing blanks cut).
+ */
+static int no_dso_frame(const char *s, size_t n, size_t s0, size_t *sym, size_t *end)
+{
+	size_t i = s0;
+
+	while (i < n && is_hex((unsigned char)s[i]))
+		i++;
+	if (i == s0 || i >= n || !is_ws((unsigned char)s[i]))
+		return 0;
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	while (n > i && is_ws((unsigned char)s[n - 1]))
+		n--;
+	if (i >= n)
+		return 0;
+	*sym = i;
+	*end = n;
+	return 1;
+}
+
+/*
+ * A frame line, /^\s*(\w+)\s*(.+) \((.*)\)/, into frame ids appended to
+ * c->pool. Returns the number of frames (0: dropped), or -1 if the line
+ * does not match.
+ *
+ * Matching: (.+) is greedy, so the dso starts after the last " (" that
+ * has a ')' after it and ends at the last ')'. The pc is the maximal word
+ * run unless the symbol would be empty, when (\s*) and then (\w+) give
+ * back bytes: the symbol starts at min(end of blanks, " (" - 1).
+ */
+static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
+			      const char *s, size_t n, int java)
+{
+	size_t s0 = 0, w_end, ws_end, L, J, p, x, f_end, h, start, i;
+	const char *close, *pc, *mod;
+	size_t pc_len, mod_len;
+	int count = 0;
+
+	while (s0 < n && is_ws((unsigned char)s[s0]))
+		s0++;
+	if (s0 >= n || !is_word((unsigned char)s[s0]))
+		return -1;
+	w_end = s0;
+	while (w_end < n && is_word((unsigned char)s[w_end]))
+		w_end++;
+	ws_end = w_end;
+	while (ws_end < n && is_ws((unsigned char)s[ws_end]))
+		ws_end++;
+	close = memrchr(s, ')', n);
+	L = close ? (size_t)(close - s) : 0;
+	J = SIZE_MAX;
+	for (x = L; x-- > 1;) {
+		if (s[x] == '(' && s[x - 1] == ' ') {
+			J = x - 1;
+			break;
+		}
+	}
+	if (J == SIZE_MAX || J < s0 + 2) {
+		/* (ext) "pc symbol" without " (dso)" (perf script -F ip,sym) */
+		if (!no_dso_frame(s, n, s0, &p, &J))
+			return -1;
+		pc = s + s0;
+		pc_len = w_end - s0;
+		/* a kernel address tells a kernel frame without its dso */
+		if (pc_len == 16 && starts_with(pc, pc_len, "ffff")) {
+			mod = "[kernel.kallsyms]";
+			mod_len = 17;
+		} else {
+			mod = "[unknown]";
+			mod_len = 9;
+		}
+	} else {
+		p = ws_end < J - 1 ? ws_end : J - 1;
+		pc = s + s0;
+		pc_len = (p < w_end ? p : w_end) - s0;
+		mod = s + J + 2;
+		mod_len = L - (J + 2);
+	}
+
+	/* s/\+0x[\da-f]+$// */
+	f_end = J;
+	h = f_end;
+	while (h > p && (is_digit((unsigned char)s[h - 1]) || (s[h - 1] >= 'a' && s[h - 1] <= 'f')))
+		h--;
+	if (h < f_end && h >= p + 3 && s[h - 3] == '+' && s[h - 2] == '0' && s[h - 1] == 'x')
+		f_end = h - 3;
+	/* next if $rawfunc =~ /^\(/ (cpp_names keeps "(anonymous namespace)") */
+	if (f_end > p && s[p] == '(' &&
+	    !(ps->o->cpp_names && starts_with(s + p, f_end - p, "(anonymous namespace)")))
+		return 0;
+	/*
+	 * split /->/: the pieces between "->"s, left to right; Perl's split
+	 * drops trailing empty pieces, which is stripping trailing "->"s.
+	 */
+	while (f_end >= p + 2 && s[f_end - 2] == '-' && s[f_end - 1] == '>')
+		f_end -= 2;
+	start = p;
+	for (i = 0; f_end > p; i++) {
+		const char *arrow = memmem(s + start, f_end - start, "->", 2);
+		size_t piece_end = arrow ? (size_t)(arrow - s) : f_end;
+		uint32_t id = tidy_piece(ps, s + start, piece_end - start, pc, pc_len, mod, mod_len,
+					 java, (int)i);
+
+		PROF_GROW(c->pool, c->pool_len + 1, c->pool_cap);
+		c->pool[c->pool_len++] = id;
+		count++;
+		if (!arrow)
+			break;
+		start = piece_end + 2;
+	}
+	return count;
+}
+
+static void cache_reserve(struct line_cache *c, size_t id)
+{
+	if (id >= c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 4096;
+
+		while (cap <= id)
+			cap *= 2;
+		c->count = xreallocarray(c->count, cap, sizeof(*c->count));
+		c->off = xreallocarray(c->off, cap, sizeof(*c->off));
+		c->cap = cap;
+	}
+}
+
+static void report_bad(struct prof_perfscript *ps, unsigned long lineno, const char *s, size_t n)
+{
+	struct prof_perfscript_stats *st = &ps->st;
+
+	st->malformed++;
+	if (st->nbad < sizeof(st->bad_line) / sizeof(st->bad_line[0])) {
+		size_t k, m = n > 60 ? 60 : n;
+		char *t = xmemdup(s, m);
+
+		for (k = 0; k < m; k++)
+			if ((unsigned char)t[k] < ' ' || t[k] == 0x7f)
+				t[k] = ' ';
+		st->bad_line[st->nbad] = lineno;
+		st->bad_text[st->nbad++] = t;
+	}
+}
+
+/*
+ * (ext) "  file.c:12", "  ??:0" or "  [kernel.kallsyms][ffffffff8100]": a
+ * line -F +srcline prints after a frame, one word.
+ */
+static int srcline(const char *s, size_t n)
+{
+	size_t i = 0, d, j;
+
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	for (j = i; j < n; j++)
+		if (is_ws((unsigned char)s[j]))
+			return 0;
+	if (n - i >= 4 && s[n - 1] == ']') {
+		for (d = n - 1; d > i && is_hex((unsigned char)s[d - 1]); d--)
+			;
+		return d < n - 1 && d > i + 1 && s[d - 1] == '[';
+	}
+	for (d = n; d > i && is_digit((unsigned char)s[d - 1]); d--)
+		;
+	return d < n && d > i + 1 && s[d - 1] == ':';
+}
+
+static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsigned long lineno)
+{
+	struct line_cache *c = &ps->cache[ps->java];
+	size_t before = prof_intern_count(&c->lines);
+	uint32_t id = prof_intern(&c->lines, s, n);
+	int32_t cnt;
+	uint32_t off, k;
+
+	if (id >= before) {
+		cache_reserve(c, id);
+		c->off[id] = (uint32_t)c->pool_len;
+		c->count[id] = process_frame_line(ps, c, s, n, ps->java);
+		c->bytes += n + 48;
+	}
+	cnt = c->count[id];
+	if (cnt < 0) {
+		if (!srcline(s, n))
+			report_bad(ps, lineno, s, n);
+		return;
+	}
+	if (!ps->have_pname || cnt == 0)
+		return;
+	off = c->off[id];
+	PROF_GROW(ps->rev, ps->nrev + (size_t)cnt, ps->rev_cap);
+	for (k = (uint32_t)cnt; k-- > 0;)	/* unshift @stack, @inline */
+		ps->rev[ps->nrev++] = c->pool[off + k];
+	if (c->bytes + c->pool_len * 4 > CACHE_MAX_BYTES) {
+		/* Bound memory on inputs with ever new lines: start over. */
+		cache_release(c);
+	}
+}
+
+/* End of a sample (an empty line): fold the stack. */
+static void end_sample(struct prof_perfscript *ps)
+{
+	size_t depth = ps->npname + ps->nrev, i;
+	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+
+	ps->in_sample = 0;
+	if (!ps->have_pname)
+		return;		/* next if not $pname */
+	PROF_GROW(ps->frames, depth, ps->frames_cap);
+	memcpy(ps->frames, ps->pname, ps->npname * sizeof(*ps->frames));
+	for (i = 0; i < ps->nrev; i++)
+		ps->frames[ps->npname + i] = ps->rev[ps->nrev - 1 - i];
+	w[0] = ps->period;
+	/* A period of "00" weighs 0 yet is printed by the Perl script: mark
+	 * the stack in a second column so the sorted output keeps it. */
+	if (w[0] == 0 && ps->t->nweights > 1)
+		w[1] = 1;
+	prof_stacks_add(ps->t, ps->frames, depth, w);
+	ps->st.samples++;
+	ps->nrev = 0;
+	ps->have_pname = 0;
+}
+
+static void count_other(struct prof_perfscript_stats *st, const char *name, size_t len,
+			unsigned long n)
+{
+	size_t i;
+
+	for (i = 0; i < st->nothers; i++) {
+		if (strlen(st->others[i].name) == len && memcmp(st->others[i].name, name, len) == 0) {
+			st->others[i].samples += n;
+			return;
+		}
+	}
+	st->others = xreallocarray(st->others, st->nothers + 1, sizeof(*st->others));
+	st->others[st->nothers].name = xmemdup(name, len);
+	st->others[st->nothers].samples = n;
+	st->nothers++;
+}
+
+/* Widen the span of sample times seen to [lo, hi]. */
+static void note_time(struct prof_perfscript_stats *st, uint64_t lo, uint64_t hi)
+{
+	if (!st->have_times || lo < st->time_min_ns)
+		st->time_min_ns = lo;
+	if (!st->have_times || hi > st->time_max_ns)
+		st->time_max_ns = hi;
+	st->have_times = 1;
+}
+
+static void set_event(struct prof_perfscript_ctx *ctx, const char *e, size_t n)
+{
+	ctx->event = xmemdup(e, n);
+	ctx->event_len = n;
+	ctx->event_defaulted = 1;
+}
+
+static double parse_period(const char *s, size_t n)
+{
+	double v = 0;
+	size_t i;
+
+	/* if (not $period) { $period = 1 }: "" and "0" are false in Perl */
+	if (n == 0 || (n == 1 && s[0] == '0'))
+		return 1;
+	for (i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/* The root frame(s): the comm with pid/tid, spaces -> '_', split at ';'. */
+static void set_pname(struct prof_perfscript *ps, const struct prof_perf_event *ev)
+{
+	struct prof_buf *b = &ps->scratch, *raw = &ps->pname_raw;
+	const char *pid = ev->pid, *tid = ev->tid;
+	size_t pid_len = ev->pid_len, tid_len = ev->tid_len, i, start;
+
+	/* Most samples come from the thread of the sample before. */
+	if (ps->npname && raw->len == ev->comm_len + pid_len + tid_len + 2 &&
+	    memcmp(raw->data, ev->comm, ev->comm_len) == 0 &&
+	    memcmp(raw->data + ev->comm_len + 1, pid, pid_len) == 0 &&
+	    memcmp(raw->data + ev->comm_len + 2 + pid_len, tid, tid_len) == 0 &&
+	    raw->data[ev->comm_len] == '\n' && raw->data[ev->comm_len + 1 + pid_len] == '\n')
+		return;
+	prof_buf_reset(raw);
+	prof_buf_add(raw, ev->comm, ev->comm_len);
+	prof_buf_addch(raw, '\n');
+	prof_buf_add(raw, pid, pid_len);
+	prof_buf_addch(raw, '\n');
+	prof_buf_add(raw, tid, tid_len);
+
+	if (tid_len == 0 || (tid_len == 1 && tid[0] == '0')) {
+		tid = pid;
+		tid_len = pid_len;
+		pid = "?";
+		pid_len = 1;
+	}
+	prof_buf_reset(b);
+	prof_buf_add(b, ev->comm, ev->comm_len);
+	if (ps->o->include_tid || ps->o->include_pid) {
+		prof_buf_addch(b, '-');
+		prof_buf_add(b, pid, pid_len);
+		if (ps->o->include_tid) {
+			prof_buf_addch(b, '/');
+			prof_buf_add(b, tid, tid_len);
+		}
+	}
+	for (i = 0; i < b->len; i++)
+		if (b->data[i] == ' ')
+			b->data[i] = '_';
+	ps->java = starts_with(b->data, b->len, "java");
+	if (ps->pname_text.len == b->len && memcmp(ps->pname_text.data, b->data, b->len) == 0 &&
+	    ps->npname)
+		return;
+	prof_buf_reset(&ps->pname_text);
+	prof_buf_add(&ps->pname_text, b->data, b->len);
+	ps->npname = 0;
+	start = 0;
+	for (i = 0; i <= b->len; i++) {
+		if (i == b->len || b->data[i] == ';') {
+			PROF_GROW(ps->pname, ps->npname + 1, ps->pname_cap);
+			ps->pname[ps->npname++] = prof_stacks_frame(ps->t, b->data + start, i - start);
+			start = i + 1;
+		}
+	}
+}
+
+static void event_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+		       const struct prof_perf_event *ev)
+{
+	const struct prof_perfscript_opts *o = ps->o;
+
+	if (ev->has_event) {
+		if (!ctx->event) {
+			set_event(ctx, ev->event, ev->event_len);
+		} else if (ev->event_len != ctx->event_len ||
+			   memcmp(ev->event, ctx->event, ev->event_len) != 0) {
+			count_other(&ps->st, ev->event, ev->event_len, 1);
+			return;		/* next: the sample is ignored */
+		}
+	}
+	if (ev->period_len)
+		ps->st.weighted = 1;	/* the unit does not depend on the window */
+	if (o->time_window) {
+		uint64_t t;
+		int timed = ev->time_len && parse_time(ev->time, ev->time_len, &t);
+
+		if (timed)
+			note_time(&ps->st, t, t);
+		if (!timed || !ctx->time_known || t < ctx->time_base_ns + o->time_from_ns ||
+		    (o->time_to_ns != UINT64_MAX && t >= ctx->time_base_ns + o->time_to_ns)) {
+			ps->st.outside_time++;
+			return;
+		}
+	}
+	ps->period = o->counts ? 1 : parse_period(ev->period, ev->period_len);
+	set_pname(ps, ev);
+	ps->have_pname = 1;
+}
+
+/* (ext) A sample line: its root and its one frame, folded at once. */
+static void single_sample(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			  const struct prof_perf_event *ev, const char *frame, size_t n,
+			  unsigned long lineno)
+{
+	end_sample(ps);
+	event_line(ps, ctx, ev);
+	if (ps->have_pname)
+		frame_line(ps, frame, n, lineno);
+	end_sample(ps);
+}
+
+/* An event line (Perl's rules): a sample starts; one still open ends. */
+static void start_sample(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			 const struct prof_perf_event *ev)
+{
+	end_sample(ps);
+	event_line(ps, ctx, ev);
+	ps->in_sample = 1;
+}
+
+/*
+ * Settle the pending line: an event line if frame lines follow it
+ * (next_is_frame), else a sample line.
+ */
+static void settle_pending(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			   int next_is_frame)
+{
+	struct prof_perf_event ev;
+	const char *l = ps->pending.data;
+	size_t n = ps->pending.len, frame;
+
+	if (!ps->has_pending)
+		return;
+	ps->has_pending = 0;
+	if (next_is_frame) {
+		if (prof_perfscript_event_line(l, n, &ev))
+			start_sample(ps, ctx, &ev);
+	} else if (sample_line(l, n, &ev, &frame)) {
+		single_sample(ps, ctx, &ev, l + frame, n - frame, ps->pending_lineno);
+	}
+}
+
+void prof_perfscript_parse(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+			   const char *buf, size_t len, unsigned long line0, int last)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned long lineno = line0;
+	struct prof_perf_event ev;
+	size_t frame;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *next = nl ? nl + 1 : end;
+		size_t n = (size_t)((nl ? nl : end) - p);
+		int indented, is_event, is_sample;
+
+		lineno++;
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n == 0) {
+			settle_pending(ps, ctx, 0);
+			end_sample(ps);
+			p = next;
+			continue;
+		}
+		if (p[0] == '#') {
+			p = next;
+			continue;
+		}
+		indented = is_ws((unsigned char)p[0]);
+		is_event = !indented && prof_perfscript_event_line(p, n, &ev);
+		/* (ext) --show-*-events side-band records (never end in "event:") */
+		if (is_event && !ev.has_event && memmem(p, n, ": PERF_RECORD_", 14)) {
+			p = next;
+			continue;
+		}
+		/*
+		 * A sample line ends in its frame, not in "event:"; a frame of
+		 * an open sample is never taken for one.
+		 */
+		if (is_event)
+			is_sample = !ev.has_event && sample_line(p, n, &ev, &frame);
+		else
+			is_sample = (!indented || !ps->in_sample || ps->has_pending) &&
+				    sample_line(p, n, &ev, &frame);
+		if (ps->has_pending) {
+			/* a -F +srcline line after it tells nothing */
+			if (!is_event && !is_sample && srcline(p, n)) {
+				p = next;
+				continue;
+			}
+			settle_pending(ps, ctx, !is_event && !is_sample);
+		}
+		if (is_event && is_sample) {
+			/* frames on the next lines make it an event line */
+			end_sample(ps);
+			prof_buf_reset(&ps->pending);
+			prof_buf_add(&ps->pending, p, n);
+			ps->has_pending = 1;
+			ps->pending_lineno = lineno;
+		} else if (is_sample) {
+			single_sample(ps, ctx, &ev, p + frame, n - frame, lineno);
+		} else if (is_event) {
+			prof_perfscript_event_line(p, n, &ev);
+			start_sample(ps, ctx, &ev);
+		} else {
+			frame_line(ps, p, n, lineno);
+		}
+		p = next;
+	}
+	ps->st.lines += lineno - line0;
+	if (last) {
+		settle_pending(ps, ctx, 0);
+		end_sample(ps);
+	}
+}
+
+int prof_perfscript_prescan(struct prof_perfscript_ctx *ctx, const char *buf, size_t len,
+			    int need_time)
+{
+	const char *p = buf, *end = buf + len;
+	struct prof_perf_event ev;
+	size_t frame;
+
+	while (p < end && (!ctx->event || (need_time && !ctx->time_known))) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n && p[0] != '#' &&
+		    ((!is_ws((unsigned char)p[0]) && prof_perfscript_event_line(p, n, &ev) &&
+		      ev.has_event) || (sample_line(p, n, &ev, &frame) && ev.has_event))) {
+			if (!ctx->event)
+				set_event(ctx, ev.event, ev.event_len);
+			if (!ctx->time_known && parse_time(ev.time, ev.time_len, &ctx->time_base_ns))
+				ctx->time_known = 1;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return ctx->event && (!need_time || ctx->time_known);
+}
+
+void prof_perfscript_ctx_release(struct prof_perfscript_ctx *ctx)
+{
+	free(ctx->event);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+void prof_perfscript_stats_merge(struct prof_perfscript_stats *dst,
+				 const struct prof_perfscript_stats *src)
+{
+	size_t i, j;
+
+	dst->lines += src->lines;
+	dst->samples += src->samples;
+	dst->malformed += src->malformed;
+	dst->outside_time += src->outside_time;
+	dst->weighted |= src->weighted;
+	if (src->have_times)
+		note_time(dst, src->time_min_ns, src->time_max_ns);
+	for (i = 0; i < src->nothers; i++)
+		count_other(dst, src->others[i].name, strlen(src->others[i].name),
+			    src->others[i].samples);
+	/* Keep the first reports by line number. */
+	for (i = 0; i < src->nbad; i++) {
+		size_t max = sizeof(dst->bad_line) / sizeof(dst->bad_line[0]);
+
+		if (dst->nbad == max && src->bad_line[i] > dst->bad_line[max - 1])
+			continue;
+		if (dst->nbad == max) {
+			free(dst->bad_text[max - 1]);
+			dst->nbad--;
+		}
+		j = dst->nbad;
+		while (j > 0 && dst->bad_line[j - 1] > src->bad_line[i]) {
+			dst->bad_line[j] = dst->bad_line[j - 1];
+			dst->bad_text[j] = dst->bad_text[j - 1];
+			j--;
+		}
+		dst->bad_line[j] = src->bad_line[i];
+		dst->bad_text[j] = xstrdup(src->bad_text[i]);
+		dst->nbad++;
+	}
+}
+
+void prof_perfscript_stats_release(struct prof_perfscript_stats *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nothers; i++)
+		free(s->others[i].name);
+	free(s->others);
+	for (i = 0; i < s->nbad; i++)
+		free(s->bad_text[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- threads ---- */
+
+/*
+ * Each thread takes the next block itself (reading it under the pool's
+ * lock, so the bytes it parses are still in its own cache), parses it
+ * into its own table, and goes back for more. Workers do not know where
+ * their block starts in the input: they number lines (seq << SEQ_SHIFT)
+ * + line within the block, which sorts reports in input order, and the
+ * numbers are made absolute once every block's line count is known.
+ */
+#define SEQ_SHIFT 36
+
+struct pool {
+	pthread_mutex_t lock;
+	struct prof_chunks *r;
+	const struct prof_perfscript_opts *opts;
+	struct prof_perfscript_ctx *ctx;
+	int known, done;
+	unsigned long *block_lines;	/* seq -> lines in the block */
+	size_t nblocks, blocks_cap;
+};
+
+struct worker {
+	pthread_t thread;
+	struct pool *pool;
+	struct prof_stacks table;
+	struct prof_perfscript *ps;
+};
+
+static int need_time(const struct prof_perfscript_opts *o)
+{
+	return o->time_window;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *pl = w->pool;
+
+	for (;;) {
+		struct prof_perfscript_ctx ctx;
+		unsigned long before;
+		size_t len, seq;
+		int last = 0;
+		char *block;
+
+		pthread_mutex_lock(&pl->lock);
+		block = pl->done ? NULL : prof_chunks_next(pl->r, PROF_CHUNK_BLANK, &len, &last);
+		if (!block) {
+			pl->done = 1;
+			pthread_mutex_unlock(&pl->lock);
+			break;
+		}
+		if (!pl->known)
+			pl->known = prof_perfscript_prescan(pl->ctx, block, len, need_time(pl->opts));
+		ctx = *pl->ctx;		/* a snapshot: the event string is not owned */
+		seq = pl->nblocks++;
+		PROF_GROW(pl->block_lines, pl->nblocks, pl->blocks_cap);
+		pthread_mutex_unlock(&pl->lock);
+
+		before = w->ps->st.lines;
+		prof_perfscript_parse(w->ps, &ctx, block, len, (unsigned long)seq << SEQ_SHIFT, last);
+		prof_chunks_recycle(pl->r, block);
+		pthread_mutex_lock(&pl->lock);
+		pl->block_lines[seq] = w->ps->st.lines - before;
+		pthread_mutex_unlock(&pl->lock);
+	}
+	return NULL;
+}
+
+static int read_serial(struct prof_chunks *r, struct prof_stacks *t,
+		       const struct prof_perfscript_opts *opts,
+		       struct prof_perfscript_ctx *ctx, struct prof_perfscript_stats *stats)
+{
+	struct prof_perfscript *ps = prof_perfscript_new(t, opts);
+	unsigned long line0 = 0;
+	int known = 0, last = 0;
+	size_t len;
+	char *block;
+
+	/* One parser keeps its state from block to block: any line will do. */
+	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
+		if (!known)
+			known = prof_perfscript_prescan(ctx, block, len, need_time(opts));
+		prof_perfscript_parse(ps, ctx, block, len, line0, last);
+		line0 = ps->st.lines;
+		prof_chunks_recycle(r, block);
+	}
+	if (!last)
+		end_sample(ps);
+	prof_perfscript_stats_merge(stats, &ps->st);
+	prof_perfscript_free(ps);
+	return prof_chunks_failed(r) ? -1 : 0;
+}
+
+int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
+			 const struct prof_perfscript_opts *opts, int jobs,
+			 struct prof_perfscript_ctx *ctx, struct prof_perfscript_stats *stats)
+{
+	struct pool pl;
+	struct worker *ws;
+	size_t k;
+	int i, started = 1;
+
+	if (opts->event_filter && *opts->event_filter && !ctx->event) {
+		ctx->event = xstrdup(opts->event_filter);
+		ctx->event_len = strlen(opts->event_filter);
+		ctx->event_defaulted = 0;
+	}
+	/*
+	 * Threads take blocks that end at empty lines, the ends of samples.
+	 * Samples without call chains have none between them: one thread.
+	 */
+	if (jobs > 1) {
+		size_t plen;
+		const char *peek = prof_chunks_peek(r, 1u << 20, &plen);
+
+		if (!memmem(peek, plen, "\n\n", 2) && !memmem(peek, plen, "\n\r\n", 3))
+			jobs = 1;
+	}
+	if (jobs <= 1)
+		return read_serial(r, t, opts, ctx, stats);
+
+	memset(&pl, 0, sizeof(pl));
+	pthread_mutex_init(&pl.lock, NULL);
+	pl.r = r;
+	pl.opts = opts;
+	pl.ctx = ctx;
+	ws = xcalloc((size_t)jobs, sizeof(*ws));
+	for (i = 0; i < jobs; i++) {
+		ws[i].pool = &pl;
+		prof_stacks_init(&ws[i].table, t->nweights);
+		ws[i].ps = prof_perfscript_new(&ws[i].table, opts);
+	}
+	/* This thread is worker 0; a thread that cannot be had is no error. */
+	for (i = 1; i < jobs; i++) {
+		if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) != 0)
+			break;
+		started++;
+	}
+	worker_main(&ws[0]);
+	for (i = 1; i < started; i++)
+		pthread_join(ws[i].thread, NULL);
+	for (i = 0; i < jobs; i++) {
+		if (i < started) {
+			prof_stacks_merge(t, &ws[i].table);
+			prof_perfscript_stats_merge(stats, &ws[i].ps->st);
+		}
+		prof_perfscript_free(ws[i].ps);
+		prof_stacks_release(&ws[i].table);
+	}
+	/* Block-relative line numbers -> input line numbers. */
+	for (k = 1; k < pl.nblocks; k++)
+		pl.block_lines[k] += pl.block_lines[k - 1];
+	for (k = 0; k < stats->nbad; k++) {
+		size_t b = stats->bad_line[k] >> SEQ_SHIFT;
+
+		stats->bad_line[k] = (stats->bad_line[k] & ((1UL << SEQ_SHIFT) - 1)) +
+				     (b ? pl.block_lines[b - 1] : 0);
+	}
+	free(pl.block_lines);
+	free(ws);
+	pthread_mutex_destroy(&pl.lock);
+	return prof_chunks_failed(r) ? -1 : 0;
+}
+
+int prof_perfscript_detect(const char *buf, size_t len, int complete)
+{
+	const char *p = buf, *end = buf + len;
+	struct prof_perf_event ev;
+	int prev_event = 0, lines = 0;
+	size_t frame;
+
+	while (p < end && lines++ < 2000) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		int indented;
+
+		if (!nl && !complete)
+			break;		/* possibly cut by the peek window */
+		if (n && p[n - 1] == '\r')
+			n--;
+		indented = n > 0 && is_ws((unsigned char)p[0]);
+		/*
+		 * An event line, then a frame line "pc symbol (dso)", indented
+		 * or not (older perf): folded lines end in a count.
+		 */
+		if (prev_event && n > 0 && p[n - 1] == ')' && memmem(p, n, " (", 2) &&
+		    (indented || !prof_perfscript_event_line(p, n, &ev)))
+			return 1;
+		prev_event = 0;
+		if (n == 0 || p[0] == '#') {
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		if (!indented && prof_perfscript_event_line(p, n, &ev)) {
+			/* "comm pid ... event:" -- no folded line ends so */
+			if (ev.has_event)
+				return 1;
+			prev_event = 1;
+		}
+		/* a sample with its frame: " (dso)" at the end, or a time and an event */
+		if (sample_line(p, n, &ev, &frame) &&
+		    (p[n - 1] == ')' || (ev.time_len && ev.has_event)))
+			return 1;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}

@@ -1,0 +1,82 @@
+#ifndef PROF_SAMPLES_H
+#define PROF_SAMPLES_H
+/*
+ * Readers of proftools' own sample formats into a stack table, streaming
+ * block by block (chunk.h): memory grows with the distinct stacks, not
+ * with the input.
+ *
+ * profrec sample TSV (schema "profrec-samples", prof-formats.5):
+ *
+ *     # source=profrec event=cpu-clock unit=ns ...
+ *     time_ns pid tid comm cpu event weight stack_id stack     (tabs)
+ *
+ * The stack (frames root first joined by ';') is written only on the
+ * first row using its stack_id; later rows leave it empty. A row naming
+ * an undefined id is an input error. A header line after rows starts a
+ * new id namespace (concatenated files). The comm, spaces turned into
+ * '_', becomes the root frame ("comm-PID", "comm-PID/TID" on request),
+ * as in perf script folding. Only one event is folded: the filter given,
+ * else the first event of the metadata's "event=a,b" list, else the
+ * first row's (the others are counted).
+ *
+ * Folded stacks (folded.h) are read here too, with leading "#" metadata.
+ *
+ * Malformed lines are reported ("prog: file:line: what", the first 10,
+ * then a count), skipped, and make the read return -1; everything valid
+ * is kept.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "core/meta.h"
+#include "core/stack.h"
+
+struct prof_chunks;
+
+struct prof_samples_opts {
+	int include_pid;
+	int include_tid;
+	int counts;			/* weight 1 per row */
+	const char *event_filter;	/* NULL or "": the first event */
+	int time_window;
+	uint64_t time_from_ns, time_to_ns;	/* time_ns range [from, to) */
+};
+
+struct prof_samples_stats {
+	unsigned long rows;		/* sample rows read */
+	unsigned long samples;		/* rows folded */
+	unsigned long malformed;
+	unsigned long outside_time;
+	unsigned long other_samples;	/* rows of other events */
+	int have_times;			/* rows of the event folded were read: */
+	uint64_t time_min_ns, time_max_ns;	/* the span of their time_ns */
+	char *event;			/* the event folded (malloc'ed) or NULL */
+	char *others;			/* other event names, ", "-separated, or NULL */
+};
+
+/* Nonzero if the first data line of buf is the profrec-samples header. */
+int prof_samples_detect(const char *buf, size_t len);
+
+/*
+ * Read profrec TSV from r into t; its "#" metadata goes into meta (may be
+ * NULL). Returns 0, or -1 if some line was malformed or the input failed.
+ */
+int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
+		      const struct prof_samples_opts *opts, struct prof_meta *meta,
+		      struct prof_samples_stats *stats);
+
+/* Free the strings of stats. */
+void prof_samples_stats_release(struct prof_samples_stats *stats);
+
+/*
+ * Read folded stacks from r into t (one or two counts per line: the
+ * first count goes to column 0 and a second to column 1 when t has one),
+ * leading "#" metadata into meta. *lines gets the number of stack lines
+ * and *ncounts 1 or 2 (0 if no lines); either may be NULL. The first line
+ * decides the form; in a one-count file a trailing " N" before the count
+ * belongs to the last frame. Returns 0, or -1 if some line was malformed
+ * or the input failed.
+ */
+int prof_samples_read_folded(struct prof_chunks *r, struct prof_stacks *t,
+			     struct prof_meta *meta, unsigned long *lines, int *ncounts);
+
+#endif

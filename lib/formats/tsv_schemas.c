@@ -1,0 +1,128 @@
+/*
+ * The TSV column sets of every tool, declared once (tsv.h). The text of
+ * man/prof-formats.5 describes the same columns; keep them together.
+ */
+#include <stddef.h>
+#include "formats/tsv.h"
+
+#define COLS(a) a, sizeof(a) / sizeof((a)[0])
+
+static const struct prof_tsv_column profrec_samples[] = {
+	{ "time_ns", PROF_TSV_INT },
+	{ "pid", PROF_TSV_INT },
+	{ "tid", PROF_TSV_INT },
+	{ "comm", PROF_TSV_TEXT },
+	{ "cpu", PROF_TSV_INT },
+	{ "event", PROF_TSV_TEXT },
+	{ "weight", PROF_TSV_NUM },
+	{ "stack_id", PROF_TSV_INT },
+	{ "stack", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column proffold_top[] = {
+	{ "rank", PROF_TSV_INT },
+	{ "function", PROF_TSV_TEXT },
+	{ "self", PROF_TSV_NUM },
+	{ "self_pct", PROF_TSV_NUM },
+	{ "total", PROF_TSV_NUM },
+	{ "total_pct", PROF_TSV_NUM },
+	{ "flag", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column profheap_timeline[] = {
+	{ "time_ns", PROF_TSV_INT },
+	{ "live_bytes", PROF_TSV_INT },
+	{ "live_blocks", PROF_TSV_INT },
+	{ "alloc_bytes", PROF_TSV_INT },
+	{ "alloc_count", PROF_TSV_INT },
+	{ "rss_bytes", PROF_TSV_OPTINT },
+};
+
+static const struct prof_tsv_column profgpu_timeline[] = {
+	{ "time_ns", PROF_TSV_INT },
+	{ "gpu", PROF_TSV_INT },
+	{ "name", PROF_TSV_TEXT },
+	{ "uuid", PROF_TSV_TEXT },
+	{ "util_pct", PROF_TSV_OPTNUM },
+	{ "mem_util_pct", PROF_TSV_OPTNUM },
+	{ "mem_used_bytes", PROF_TSV_OPTINT },
+	{ "mem_total_bytes", PROF_TSV_OPTINT },
+	{ "temp_c", PROF_TSV_OPTNUM },
+	{ "power_w", PROF_TSV_OPTNUM },
+	{ "energy_j", PROF_TSV_OPTNUM },
+	{ "sm_clock_mhz", PROF_TSV_OPTINT },
+	{ "mem_clock_mhz", PROF_TSV_OPTINT },
+	{ "pcie_rx_bytes_per_s", PROF_TSV_OPTINT },
+	{ "pcie_tx_bytes_per_s", PROF_TSV_OPTINT },
+	{ "throttle", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column profgpu_processes[] = {
+	{ "time_ns", PROF_TSV_INT },
+	{ "gpu", PROF_TSV_INT },
+	{ "pid", PROF_TSV_INT },
+	{ "comm", PROF_TSV_TEXT },
+	{ "mem_used_bytes", PROF_TSV_OPTINT },
+	{ "sm_util_pct", PROF_TSV_OPTNUM },
+	{ "mem_util_pct", PROF_TSV_OPTNUM },
+};
+
+static const struct prof_tsv_column profgpu_summary[] = {
+	{ "gpu", PROF_TSV_INT },
+	{ "name", PROF_TSV_TEXT },
+	{ "samples", PROF_TSV_INT },
+	{ "duration_s", PROF_TSV_NUM },
+	{ "util_avg_pct", PROF_TSV_OPTNUM },
+	{ "util_max_pct", PROF_TSV_OPTNUM },
+	{ "mem_max_bytes", PROF_TSV_OPTINT },
+	{ "power_avg_w", PROF_TSV_OPTNUM },
+	{ "power_max_w", PROF_TSV_OPTNUM },
+	{ "energy_j", PROF_TSV_OPTNUM },
+	{ "energy_source", PROF_TSV_TEXT },
+	{ "temp_max_c", PROF_TSV_OPTNUM },
+	{ "throttled_s", PROF_TSV_OPTNUM },
+	{ "throttle_reasons", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column profcompress_results[] = {
+	{ "input", PROF_TSV_TEXT },
+	{ "codec", PROF_TSV_TEXT },
+	{ "level", PROF_TSV_TEXT },
+	{ "block_bytes", PROF_TSV_INT },
+	{ "orig_bytes", PROF_TSV_INT },
+	{ "comp_bytes", PROF_TSV_OPTINT },
+	{ "ratio", PROF_TSV_OPTNUM },
+	{ "comp_mb_per_s", PROF_TSV_OPTNUM },
+	{ "decomp_mb_per_s", PROF_TSV_OPTNUM },
+	{ "comp_cpu_mb_per_s", PROF_TSV_OPTNUM },
+	{ "decomp_cpu_mb_per_s", PROF_TSV_OPTNUM },
+	{ "comp_mem_bytes", PROF_TSV_OPTINT },
+	{ "decomp_mem_bytes", PROF_TSV_OPTINT },
+	{ "status", PROF_TSV_TEXT },
+	{ "flags", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column profcmp_diff[] = {
+	{ "name", PROF_TSV_TEXT },
+	{ "base", PROF_TSV_OPTNUM },
+	{ "new", PROF_TSV_OPTNUM },
+	{ "delta", PROF_TSV_OPTNUM },
+	{ "delta_pct", PROF_TSV_OPTNUM },
+	{ "verdict", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_schema schemas[] = {
+	{ "profrec-samples", COLS(profrec_samples) },
+	{ "proffold-top", COLS(proffold_top) },
+	{ "profheap-timeline", COLS(profheap_timeline) },
+	{ "profgpu-timeline", COLS(profgpu_timeline) },
+	{ "profgpu-processes", COLS(profgpu_processes) },
+	{ "profgpu-summary", COLS(profgpu_summary) },
+	{ "profcompress", COLS(profcompress_results) },
+	{ "profcmp", COLS(profcmp_diff) },
+};
+
+const struct prof_tsv_schema *const prof_tsv_schemas[] = {
+	&schemas[0], &schemas[1], &schemas[2], &schemas[3],
+	&schemas[4], &schemas[5], &schemas[6], &schemas[7], NULL,
+};

@@ -1,0 +1,438 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <lz4frame.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "base/error.h"
+#include "io/input.h"
+#include "base/xalloc.h"
+
+#define RAW_SIZE (256 * 1024)
+
+struct prof_input {
+	int fd;			/* -1 for memory input */
+	const unsigned char *mem;
+	size_t mem_len, mem_pos;
+	char *name;
+	int failed, eof, detected;
+	enum prof_compression comp;
+	unsigned char *raw;	/* bytes read but not yet consumed */
+	size_t raw_pos, raw_len;
+	int in_frame;		/* a compressed frame is open (for truncation) */
+	z_stream z;
+	ZSTD_DCtx *zstd;
+	LZ4F_dctx *lz4;
+};
+
+const char *prof_compression_name(enum prof_compression c)
+{
+	switch (c) {
+	case PROF_COMP_GZIP: return "gzip";
+	case PROF_COMP_ZSTD: return "zstd";
+	case PROF_COMP_LZ4: return "lz4";
+	case PROF_COMP_NONE: break;
+	}
+	return "none";
+}
+
+static struct prof_input *input_new(int fd, const char *name)
+{
+	struct prof_input *in = xcalloc(1, sizeof(*in));
+
+	in->fd = fd;
+	in->name = xstrdup(name);
+	in->raw = xmalloc(RAW_SIZE);
+	return in;
+}
+
+struct prof_input *prof_input_open(const char *path)
+{
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0)
+		return input_new(0, "<stdin>");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		prof_warn_errno("%s", path);
+		return NULL;
+	}
+	return input_new(fd, path);
+}
+
+static struct prof_input *input_from_mem(const char *name, const char *data, size_t len)
+{
+	struct prof_input *in = input_new(-1, name);
+
+	in->mem = (const unsigned char *)data;
+	in->mem_len = len;
+	return in;
+}
+
+static void input_fail(struct prof_input *in, const char *what, const char *detail)
+{
+	if (!in->failed)
+		prof_input_warn(in->name, 0, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
+	in->failed = 1;
+}
+
+/* Read raw bytes into p; returns count, 0 at EOF, -1 on error (reported). */
+static ssize_t raw_read(struct prof_input *in, void *p, size_t n)
+{
+	ssize_t r;
+
+	if (in->fd < 0) {
+		size_t left = in->mem_len - in->mem_pos;
+
+		if (n > left)
+			n = left;
+		memcpy(p, in->mem + in->mem_pos, n);
+		in->mem_pos += n;
+		return (ssize_t)n;
+	}
+	do
+		r = read(in->fd, p, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		input_fail(in, "read error", strerror(errno));
+		return -1;
+	}
+	return r;
+}
+
+/* Top up the raw buffer (keeping unconsumed bytes). 0 at EOF, -1 error. */
+static ssize_t refill(struct prof_input *in)
+{
+	ssize_t r;
+
+	if (in->raw_pos > 0) {
+		memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
+		in->raw_len -= in->raw_pos;
+		in->raw_pos = 0;
+	}
+	if (in->eof || in->raw_len == RAW_SIZE)
+		return 0;
+	r = raw_read(in, in->raw + in->raw_len, RAW_SIZE - in->raw_len);
+	if (r == 0)
+		in->eof = 1;
+	if (r > 0)
+		in->raw_len += (size_t)r;
+	return r;
+}
+
+static int detect(struct prof_input *in)
+{
+	const unsigned char *p;
+	size_t avail;
+
+	while (in->raw_len - in->raw_pos < 4 && !in->eof)
+		if (refill(in) < 0)
+			return -1;
+	in->detected = 1;
+	p = in->raw + in->raw_pos;
+	avail = in->raw_len - in->raw_pos;
+	if (avail >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		in->comp = PROF_COMP_GZIP;
+		if (inflateInit2(&in->z, 15 + 16) != Z_OK)
+			prof_die("inflateInit2 failed");
+	} else if (avail >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) {
+		in->comp = PROF_COMP_ZSTD;
+		in->zstd = ZSTD_createDCtx();
+		if (!in->zstd)
+			prof_die("out of memory");
+	} else if (avail >= 4 && p[0] == 0x04 && p[1] == 0x22 && p[2] == 0x4d && p[3] == 0x18) {
+		in->comp = PROF_COMP_LZ4;
+		if (LZ4F_isError(LZ4F_createDecompressionContext(&in->lz4, LZ4F_VERSION)))
+			prof_die("LZ4F_createDecompressionContext failed");
+	}
+	return 0;
+}
+
+/* Decompress some of the raw buffer into out; returns bytes produced or -1. */
+static ssize_t decode_step(struct prof_input *in, unsigned char *out, size_t n)
+{
+	unsigned char *src = in->raw + in->raw_pos;
+	size_t avail = in->raw_len - in->raw_pos;
+
+	switch (in->comp) {
+	case PROF_COMP_GZIP: {
+		int r;
+
+		if (avail == 0)
+			return 0;
+		in->z.next_in = src;
+		in->z.avail_in = (uInt)avail;
+		in->z.next_out = out;
+		in->z.avail_out = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
+		in->in_frame = 1;
+		r = inflate(&in->z, Z_NO_FLUSH);
+		in->raw_pos += avail - in->z.avail_in;
+		if (r == Z_STREAM_END) {
+			/* Concatenated members (flushed recorder output) follow. */
+			inflateReset(&in->z);
+			in->in_frame = 0;
+		} else if (r != Z_OK && r != Z_BUF_ERROR) {
+			input_fail(in, "corrupt gzip data", in->z.msg);
+			return -1;
+		}
+		return (ssize_t)(n - in->z.avail_out);
+	}
+	case PROF_COMP_ZSTD: {
+		ZSTD_inBuffer ib = { src, avail, 0 };
+		ZSTD_outBuffer ob = { out, n, 0 };
+		size_t r;
+
+		if (avail == 0)
+			return 0;
+		r = ZSTD_decompressStream(in->zstd, &ob, &ib);
+		in->raw_pos += ib.pos;
+		if (ZSTD_isError(r)) {
+			input_fail(in, "corrupt zstd data", ZSTD_getErrorName(r));
+			return -1;
+		}
+		in->in_frame = r != 0;
+		return (ssize_t)ob.pos;
+	}
+	case PROF_COMP_LZ4: {
+		size_t dst = n, srclen = avail, r;
+
+		if (avail == 0)
+			return 0;
+		r = LZ4F_decompress(in->lz4, out, &dst, src, &srclen, NULL);
+		in->raw_pos += srclen;
+		if (LZ4F_isError(r)) {
+			input_fail(in, "corrupt lz4 data", LZ4F_getErrorName(r));
+			return -1;
+		}
+		in->in_frame = r != 0;
+		return (ssize_t)dst;
+	}
+	case PROF_COMP_NONE:
+		break;
+	}
+	return 0;
+}
+
+ssize_t prof_input_read(struct prof_input *in, void *buf, size_t n)
+{
+	unsigned char *out = buf;
+
+	if (in->failed || n == 0)
+		return in->failed ? -1 : 0;
+	if (!in->detected && detect(in) < 0)
+		return -1;
+	if (in->comp == PROF_COMP_NONE) {
+		size_t avail = in->raw_len - in->raw_pos;
+
+		if (avail) {
+			if (n > avail)
+				n = avail;
+			memcpy(out, in->raw + in->raw_pos, n);
+			in->raw_pos += n;
+			return (ssize_t)n;
+		}
+		if (in->eof)
+			return 0;
+		return raw_read(in, out, n);
+	}
+	for (;;) {
+		size_t before = in->raw_pos;
+		ssize_t got = decode_step(in, out, n);
+
+		if (got != 0)
+			return got;
+		if (in->raw_pos != before)
+			continue;	/* headers consumed, no output yet */
+		if (in->eof) {
+			if (in->in_frame || in->raw_pos < in->raw_len) {
+				input_fail(in, "truncated compressed stream", NULL);
+				return -1;
+			}
+			return 0;
+		}
+		if (refill(in) < 0)
+			return -1;
+	}
+}
+
+enum prof_compression prof_input_compression(const struct prof_input *in)
+{
+	return in->comp;
+}
+
+const char *prof_input_name(const struct prof_input *in)
+{
+	return in->name;
+}
+
+int prof_input_failed(const struct prof_input *in)
+{
+	return in->failed;
+}
+
+void prof_input_close(struct prof_input *in)
+{
+	if (!in)
+		return;
+	if (in->fd > 0)
+		close(in->fd);
+	if (in->comp == PROF_COMP_GZIP)
+		inflateEnd(&in->z);
+	ZSTD_freeDCtx(in->zstd);
+	if (in->lz4)
+		LZ4F_freeDecompressionContext(in->lz4);
+	free(in->raw);
+	free(in->name);
+	free(in);
+}
+
+char *prof_read_file(const char *path, size_t *len)
+{
+	struct prof_input *in = prof_input_open(path);
+	size_t cap = 1 << 16, n = 0;
+	char *buf;
+	ssize_t r;
+
+	if (!in)
+		return NULL;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = prof_input_read(in, buf + n, cap - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (r < 0) {
+		prof_input_close(in);
+		free(buf);
+		return NULL;
+	}
+	prof_input_close(in);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* ---- line reader ---- */
+
+struct prof_lines {
+	struct prof_input *in;
+	char *buf;
+	size_t cap;
+	size_t start, end;	/* unread data is buf[start..end) */
+	size_t scanned;		/* buf[start..scanned) holds no newline */
+	unsigned long lineno;
+	int eof, unterminated;
+};
+
+#define LINES_INITIAL (1 << 20)
+
+struct prof_lines *prof_lines_from_input(struct prof_input *in)
+{
+	struct prof_lines *lr;
+
+	if (!in)
+		return NULL;
+	lr = xcalloc(1, sizeof(*lr));
+	lr->in = in;
+	lr->cap = LINES_INITIAL;
+	lr->buf = xmalloc(lr->cap + 1);
+	return lr;
+}
+
+struct prof_lines *prof_lines_open(const char *path)
+{
+	return prof_lines_from_input(prof_input_open(path));
+}
+
+struct prof_lines *prof_lines_from_mem(const char *name, const char *data, size_t len)
+{
+	return prof_lines_from_input(input_from_mem(name, data, len));
+}
+
+char *prof_lines_next(struct prof_lines *lr, size_t *len)
+{
+	for (;;) {
+		char *nl = memchr(lr->buf + lr->scanned, '\n', lr->end - lr->scanned);
+		char *line = lr->buf + lr->start;
+		size_t n;
+		ssize_t r;
+
+		if (nl) {
+			n = (size_t)(nl - line);
+			lr->start = lr->scanned = n + lr->start + 1;
+			if (n && line[n - 1] == '\r')
+				n--;
+			line[n] = '\0';
+			lr->lineno++;
+			lr->unterminated = 0;
+			*len = n;
+			return line;
+		}
+		lr->scanned = lr->end;
+		if (lr->eof) {
+			if (lr->start == lr->end)
+				return NULL;
+			n = lr->end - lr->start;
+			lr->start = lr->scanned = lr->end;
+			if (n && line[n - 1] == '\r')
+				n--;
+			line[n] = '\0';	/* cap + 1 bytes allocated: room for it */
+			lr->lineno++;
+			lr->unterminated = 1;
+			*len = n;
+			return line;
+		}
+		if (lr->start > 0) {
+			memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+			lr->end -= lr->start;
+			lr->scanned -= lr->start;
+			lr->start = 0;
+		}
+		if (lr->end == lr->cap) {
+			lr->cap *= 2;
+			lr->buf = xrealloc(lr->buf, lr->cap + 1);
+		}
+		r = prof_input_read(lr->in, lr->buf + lr->end, lr->cap - lr->end);
+		if (r <= 0)
+			lr->eof = 1;
+		else
+			lr->end += (size_t)r;
+	}
+}
+
+unsigned long prof_lines_lineno(const struct prof_lines *lr)
+{
+	return lr->lineno;
+}
+
+const char *prof_lines_name(const struct prof_lines *lr)
+{
+	return prof_input_name(lr->in);
+}
+
+int prof_lines_failed(const struct prof_lines *lr)
+{
+	return prof_input_failed(lr->in);
+}
+
+int prof_lines_unterminated(const struct prof_lines *lr)
+{
+	return lr->unterminated;
+}
+
+void prof_lines_close(struct prof_lines *lr)
+{
+	if (!lr)
+		return;
+	prof_input_close(lr->in);
+	free(lr->buf);
+	free(lr);
+}

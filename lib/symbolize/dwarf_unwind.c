@@ -1,0 +1,348 @@
+/*
+ * DWARF unwinding of copied user stacks with libdwfl (unwind.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <asm/perf_regs.h>
+
+#include "symbolize/symbolize.h"
+#include "symbolize/dwarf_unwind.h"
+#include "base/xalloc.h"
+
+#define NFILES 32
+
+struct session {
+	const struct prof_addrspace *as;
+	unsigned long gen;
+	Dwfl *dwfl;
+	int ok;
+};
+
+struct prof_unwinder {
+	struct session *sess;
+	size_t nsess, capsess;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	/* the sample being unwound */
+	struct prof_addrspace *as;
+	int tid;
+	const uint64_t *regs;
+	const unsigned char *stack;
+	size_t stack_len;
+	uint64_t sp;
+	uint64_t *ips;
+	size_t nips, maxips;
+	/* files read by memory_read (text and read-only data) */
+	struct { const char *path; int fd; unsigned long used; } files[NFILES];
+	unsigned long tick;
+};
+
+/* Position of each register in the sample, for prof_unwind_regs_mask(). */
+enum {
+	R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP, R_IP,
+	R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15, R_COUNT
+};
+
+uint64_t prof_unwind_regs_mask(void)
+{
+	uint64_t m = 0;
+
+	for (int r = PERF_REG_X86_AX; r <= PERF_REG_X86_IP; r++)
+		m |= 1ULL << r;
+	for (int r = PERF_REG_X86_R8; r <= PERF_REG_X86_R15; r++)
+		m |= 1ULL << r;
+	return m;
+}
+
+struct prof_unwinder *prof_unwinder_new(void)
+{
+	struct prof_unwinder *u = xcalloc(1, sizeof(*u));
+
+	u->cb.find_elf = dwfl_build_id_find_elf;
+	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->cb.section_address = dwfl_offline_section_address;
+	u->cb.debuginfo_path = &u->debuginfo_path;
+	for (int i = 0; i < NFILES; i++)
+		u->files[i].fd = -1;
+	elf_version(EV_CURRENT);
+	return u;
+}
+
+void prof_unwinder_free(struct prof_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nsess; i++)
+		if (u->sess[i].dwfl)
+			dwfl_end(u->sess[i].dwfl);
+	for (int i = 0; i < NFILES; i++)
+		if (u->files[i].fd >= 0)
+			close(u->files[i].fd);
+	free(u->sess);
+	free(u);
+}
+
+void prof_unwinder_forget(struct prof_unwinder *u, const struct prof_addrspace *as)
+{
+	for (size_t i = 0; i < u->nsess; i++) {
+		if (u->sess[i].as != as)
+			continue;
+		if (u->sess[i].dwfl)
+			dwfl_end(u->sess[i].dwfl);
+		u->sess[i] = u->sess[--u->nsess];
+		return;
+	}
+}
+
+/* ---- callbacks ---- */
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
+{
+	struct prof_unwinder *u = dwfl_arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return u->tid;
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = dwfl_arg;
+	return true;
+}
+
+static int file_fd(struct prof_unwinder *u, const char *path)
+{
+	int victim = 0;
+
+	u->tick++;
+	for (int i = 0; i < NFILES; i++) {
+		if (u->files[i].fd >= 0 && u->files[i].path == path) {
+			u->files[i].used = u->tick;
+			return u->files[i].fd;
+		}
+		if (u->files[i].used < u->files[victim].used)
+			victim = i;
+	}
+	if (u->files[victim].fd >= 0)
+		close(u->files[victim].fd);
+	u->files[victim].path = path;	/* interned by the symbolizer: compared by pointer */
+	u->files[victim].fd = open(path, O_RDONLY | O_CLOEXEC);
+	u->files[victim].used = u->tick;
+	return u->files[victim].fd;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
+{
+	struct prof_unwinder *u = dwfl_arg;
+	const struct prof_map *m;
+	int fd;
+
+	(void)dwfl;
+	if (addr >= u->sp && addr - u->sp + 8 <= u->stack_len) {
+		memcpy(result, u->stack + (addr - u->sp), 8);
+		return true;
+	}
+	/* Not in the copied stack: read-only data of a mapped file. */
+	m = prof_addrspace_find(u->as, addr);
+	if (!m || m->path[0] != '/' || (m->prot & PROT_WRITE) || addr + 8 > m->end)
+		return false;
+	fd = file_fd(u, m->path);
+	if (fd < 0)
+		return false;
+	return pread(fd, result, 8, (off_t)(addr - m->start + m->pgoff)) == 8;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct prof_unwinder *u = thread_arg;
+	const uint64_t *r = u->regs;
+	Dwarf_Word d[17];
+
+	/* DWARF x86-64 numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip. */
+	d[0] = r[R_AX];
+	d[1] = r[R_DX];
+	d[2] = r[R_CX];
+	d[3] = r[R_BX];
+	d[4] = r[R_SI];
+	d[5] = r[R_DI];
+	d[6] = r[R_BP];
+	d[7] = r[R_SP];
+	for (int i = 0; i < 8; i++)
+		d[8 + i] = r[R_R8 + i];
+	d[16] = r[R_IP];
+	return dwfl_thread_state_registers(thread, 0, 17, d);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+/* ---- sessions ---- */
+
+/*
+ * Load bias of a mapping: its start minus the ELF vaddr of its file offset.
+ *
+ * The mapping's page offset alone does not name its segment: linkers that
+ * pack segments in the file (lld, which rustc uses by default; gold;
+ * ld -z noseparate-code) start the text segment in the same file page as
+ * the end of the read-only one, at a vaddr one page further on. Both
+ * segments then contain the page offset of the text mapping, and taking
+ * the read-only one put every address one page off: the CFI looked up for
+ * the sampled IP was another function's, and the unwind stopped after a
+ * bogus second frame. So the segment must also have the mapping's
+ * permission to execute (the only mappings reported here), and among
+ * several candidates the one whose first page is the mapping's wins.
+ */
+static int map_bias(const struct prof_map *m, Dwarf_Addr *bias, int *is_exec_type)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC), rc = -1;
+	uint64_t pmask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
+	Elf *e;
+	size_t nph;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && gelf_getehdr(e, &eh) && elf_getphdrnum(e, &nph) == 0) {
+		int best = -1;
+
+		*is_exec_type = eh.e_type == ET_EXEC;
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			int score;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (m->pgoff < (ph.p_offset & ~pmask) || m->pgoff >= ph.p_offset + ph.p_filesz)
+				continue;
+			score = (!(ph.p_flags & PF_X) == !(m->prot & PROT_EXEC)) * 2 +
+				((ph.p_offset & ~pmask) == m->pgoff);
+			if (score > best) {
+				best = score;
+				*bias = m->start - (m->pgoff - ph.p_offset + ph.p_vaddr);
+				rc = 0;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+static void session_build(struct prof_unwinder *u, struct session *s, struct prof_addrspace *as)
+{
+	size_t n;
+	const struct prof_map *maps = prof_addrspace_maps(as, &n);
+	const char *last = NULL;
+
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	s->as = as;
+	s->gen = prof_addrspace_generation(as);
+	s->ok = 0;
+	s->dwfl = dwfl_begin(&u->cb);
+	if (!s->dwfl)
+		return;
+	dwfl_report_begin(s->dwfl);
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_map *m = &maps[i];
+		Dwarf_Addr bias = 0;
+		int exec_type = 0;
+		const char *base;
+
+		if (!(m->prot & PROT_EXEC) || m->path[0] != '/' || m->path == last)
+			continue;
+		if (map_bias(m, &bias, &exec_type) != 0)
+			continue;
+		last = m->path;
+		base = strrchr(m->path, '/') + 1;
+		/* add_p_vaddr: base is the bias itself. Overlaps are refused by libdwfl. */
+		dwfl_report_elf(s->dwfl, base, m->path, -1, exec_type ? 0 : bias, true);
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (dwfl_attach_state(s->dwfl, NULL, prof_addrspace_pid(as) > 0 ? prof_addrspace_pid(as) : 1,
+			      &thread_callbacks, u))
+		s->ok = 1;
+}
+
+static struct session *session_of(struct prof_unwinder *u, struct prof_addrspace *as)
+{
+	struct session *s = NULL;
+
+	for (size_t i = 0; i < u->nsess; i++)
+		if (u->sess[i].as == as) {
+			s = &u->sess[i];
+			break;
+		}
+	if (!s) {
+		PROF_GROW(u->sess, u->nsess + 1, u->capsess);
+		s = &u->sess[u->nsess++];
+		memset(s, 0, sizeof(*s));
+		session_build(u, s, as);
+	} else if (s->gen != prof_addrspace_generation(as)) {
+		session_build(u, s, as);
+	}
+	return s;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct prof_unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (u->nips && pc == 0)
+		return DWARF_CB_ABORT;
+	u->ips[u->nips++] = pc;
+	return u->nips < u->maxips ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+size_t prof_unwind(struct prof_unwinder *u, struct prof_addrspace *as, int tid,
+		   const uint64_t *regs, const unsigned char *stack, size_t stack_len,
+		   uint64_t *ips, size_t max)
+{
+	struct session *s;
+
+	if (!max || !regs)
+		return 0;
+	s = session_of(u, as);
+	u->as = as;
+	u->tid = tid > 0 ? tid : 1;
+	u->regs = regs;
+	u->stack = stack;
+	u->stack_len = stack_len;
+	u->sp = regs[R_SP];
+	u->ips = ips;
+	u->nips = 0;
+	u->maxips = max;
+	if (!s->ok) {
+		ips[0] = regs[R_IP];
+		return 1;
+	}
+	dwfl_getthread_frames(s->dwfl, u->tid, frame_cb, u);
+	if (!u->nips) {
+		ips[0] = regs[R_IP];
+		return 1;
+	}
+	return u->nips;
+}

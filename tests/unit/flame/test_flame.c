@@ -1,0 +1,265 @@
+/*
+ * lib/flame/flame.c: colours identical to flamegraph.pl's (values taken from
+ * its output), annotations, layout (merging, pruning, flame charts,
+ * differentials) and the stack rewrites.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/buf.h"
+#include "flame/flame.h"
+#include "formats/folded.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "core/stack.h"
+#include "../unit.h"
+
+#define RGB(r, g, b) (((uint32_t)(r) << 16) | ((uint32_t)(g) << 8) | (uint32_t)(b))
+
+static uint32_t color(const char *pal, int hash, const char *name)
+{
+	enum prof_flame_palette p;
+
+	if (prof_flame_palette_parse(pal, &p))
+		return 0xffffffff;
+	return prof_flame_color(p, hash, name, strlen(name));
+}
+
+/* Read folded text into a fresh 2-column table; returns read()'s result. */
+static int load(struct prof_stacks *t, const char *text, struct prof_flame_seq *seq,
+		struct prof_folded_stats *st)
+{
+	struct prof_lines *lr = prof_lines_from_mem("test", text, strlen(text));
+	int r;
+
+	prof_stacks_init(t, 2);
+	memset(st, 0, sizeof(*st));
+	r = prof_flame_read(lr, t, NULL, seq, st);
+	prof_lines_close(lr);
+	return r;
+}
+
+/* Find the drawn frame named name at depth; NULL if none. */
+static const struct prof_flame_node *node(const struct prof_flame_graph *g,
+					  const struct prof_stacks *t, const char *name,
+					  unsigned depth)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		const struct prof_flame_node *n = &g->nodes[i];
+
+		if (n->depth != depth)
+			continue;
+		if (n->frame == UINT32_MAX ? strcmp(name, "all") == 0
+		    : strcmp(prof_stacks_frame_name(t, n->frame, NULL), name) == 0)
+			return n;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	struct prof_flame_opts o;
+
+	prof_flame_opts_init(&o);
+
+	TEST("colours: name-seeded palettes equal flamegraph.pl's") {
+		CHECK(color("hot", 0, "main") == RGB(243, 179, 42));
+		CHECK(color("hot", 0, "malloc") == RGB(230, 119, 28));
+		CHECK(color("hot", 0, "") == RGB(213, 39, 9));
+		CHECK(color("hot", 0, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e") == RGB(253, 223, 53));
+		CHECK(color("hot", 0, "libc.so`memcpy") == RGB(232, 125, 30));
+		CHECK(color("mem", 0, "main") == RGB(0, 228, 163));
+		CHECK(color("io", 0, "malloc") == RGB(111, 111, 218));
+		CHECK(color("red", 0, "main") == RGB(242, 112, 112));
+		CHECK(color("java", 0, "malloc") == RGB(228, 91, 91));
+	}
+	TEST("colours: --hash equals flamegraph.pl's namehash") {
+		CHECK(color("hot", 1, "main") == RGB(247, 83, 46));
+		CHECK(color("hot", 1, "malloc") == RGB(238, 112, 36));
+		CHECK(color("hot", 1, "libc.so`memcpy") == RGB(240, 144, 39));
+		CHECK(color("hot", 1, "") == RGB(255, 230, 55));
+	}
+	TEST("colours: multi palettes pick by annotation and name") {
+		uint32_t c = color("java", 0, "Interpreter_[j]");
+
+		CHECK((c & 0xff) == ((c >> 16) & 0xff) && ((c >> 8) & 0xff) >= 200);	/* green */
+		c = color("java", 0, "vfs_read_[k]");
+		CHECK((c & 0xff) == 0 && (c >> 16) >= 190);				/* orange */
+		c = color("java", 0, "std::vector<int>::push_back");
+		CHECK((c >> 16) == ((c >> 8) & 0xff) && (c & 0xff) <= 70);		/* yellow */
+		c = color("java", 0, "Ljava/lang/String;::hashCode");
+		CHECK(((c >> 8) & 0xff) >= 200 && (c >> 16) < 120);			/* green */
+		c = color("chain", 0, "waker_[w]");
+		CHECK((c >> 16) < 120 && ((c >> 8) & 0xff) >= 165);			/* aqua */
+		c = color("js", 0, "/app/index.js:42");
+		CHECK(((c >> 8) & 0xff) >= 200 && (c >> 16) < 120);			/* green */
+		CHECK(color("nope", 0, "x") == 0xffffffff);
+	}
+	TEST("annotations are stripped only at the end") {
+		CHECK(prof_flame_deannotate("a_[k]", 5) == 1);
+		CHECK(prof_flame_deannotate("a_[w]", 5) == 1);
+		CHECK(prof_flame_deannotate("a_[x]", 5) == 5);
+		CHECK(prof_flame_deannotate("_[j]x", 5) == 5);
+		CHECK(prof_flame_deannotate("[k]", 3) == 3);
+	}
+	TEST("background names") {
+		char c1[8], c2[8];
+
+		CHECK(prof_flame_bg_parse("blue", c1, c2) == 0 && strcmp(c2, "#e0e0ff") == 0);
+		CHECK(prof_flame_bg_parse("#123abc", c1, c2) == 0 && strcmp(c1, "#123abc") == 0);
+		CHECK(prof_flame_bg_parse("#123abz", c1, c2) == -1);
+		CHECK(strcmp(prof_flame_palette_bg(PROF_PAL_MEM), "green") == 0);
+	}
+	TEST("layout: merge, order, widths") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_graph g;
+		const struct prof_flame_node *a, *b, *c, *root;
+
+		CHECK(load(&t, "a;c 2\nb 5\na;b 1\na 4\na;c 3\n", NULL, &st) == 0);
+		CHECK(st.lines == 5 && st.ncounts == 1);
+		CHECK(prof_flame_layout(&g, &t, NULL, 0, &o) == 0);
+		CHECK(g.n == 5 && g.sum == 15 && g.depthmax == 2);
+		root = node(&g, &t, "all", 0);
+		a = node(&g, &t, "a", 1);
+		b = node(&g, &t, "b", 2);
+		c = node(&g, &t, "c", 2);
+		CHECK(root && root->start == 0 && root->width == 15);
+		/* a's own 4 come first, then its callees by name */
+		CHECK(a && a->start == 0 && a->width == 10);
+		CHECK(b && b->start == 4 && b->width == 1);
+		CHECK(c && c->start == 5 && c->width == 5);
+		CHECK(node(&g, &t, "b", 1) && node(&g, &t, "b", 1)->start == 10);
+		prof_flame_graph_release(&g);
+		prof_stacks_release(&t);
+	}
+	TEST("layout: minwidth prunes, maxdepth caps") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_graph g;
+		struct prof_flame_opts p = o;
+
+		load(&t, "big;x;y;z 10000\nsmall 1\n", NULL, &st);
+		p.minwidth = 1;
+		p.minwidth_pct = 1;
+		p.maxdepth = 2;
+		CHECK(prof_flame_layout(&g, &t, NULL, 0, &p) == 0);
+		CHECK(node(&g, &t, "small", 1) == NULL && g.pruned == 1);
+		CHECK(node(&g, &t, "x", 2) != NULL && node(&g, &t, "y", 3) == NULL);
+		CHECK(g.too_deep == 2 && g.depthmax == 2);
+		prof_flame_graph_release(&g);
+		prof_stacks_release(&t);
+	}
+	TEST("layout: flame chart keeps input order") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_seq seq = { 0 };
+		struct prof_flame_graph g;
+		size_t i, as = 0;
+
+		load(&t, "a;b 1\nc 2\na;b 3\na;d 1\n", &seq, &st);
+		CHECK(seq.n == 4 && prof_stacks_count(&t) == 3);
+		CHECK(prof_flame_layout(&g, &t, &seq, 0, &o) == 0);
+		for (i = 0; i < g.n; i++)
+			as += g.nodes[i].frame != UINT32_MAX &&
+			      strcmp(prof_stacks_frame_name(&t, g.nodes[i].frame, NULL), "a") == 0;
+		CHECK(as == 2);		/* a, c, a: not merged across c */
+		CHECK(node(&g, &t, "c", 1)->start == 1);
+		prof_flame_graph_release(&g);
+		prof_flame_seq_release(&seq);
+		prof_stacks_release(&t);
+	}
+	TEST("layout: differential self deltas") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_graph g;
+
+		CHECK(load(&t, "a;b 10 20\na;c 20 10\na 1 0\n", NULL, &st) == 0);
+		CHECK(st.ncounts == 2);
+		CHECK(prof_flame_layout(&g, &t, NULL, 1, &o) == 0);
+		CHECK(g.sum == 30 && g.maxdelta == 10);
+		CHECK(node(&g, &t, "b", 2)->delta == 10 && node(&g, &t, "c", 2)->delta == -10);
+		CHECK(node(&g, &t, "a", 1)->delta == -1 && node(&g, &t, "a", 1)->width == 30);
+		prof_flame_graph_release(&g);
+		prof_stacks_release(&t);
+	}
+	TEST("read: forms, frames with numbers, bad lines") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		size_t d;
+
+		/* the first line decides the form */
+		CHECK(load(&t, "x 1\njava;Thread 12 5\n", NULL, &st) == 0);
+		CHECK(st.ncounts == 1 && prof_stacks_count(&t) == 2);
+		CHECK(strcmp(prof_stacks_frame_name(&t, prof_stacks_frames(&t, 1, &d)[1], NULL),
+			     "Thread 12") == 0 && d == 2);
+		CHECK(prof_stacks_weights(&t, 1)[0] == 5);
+		prof_stacks_release(&t);
+		CHECK(load(&t, "a 1\nnocount\nb -3\n", NULL, &st) == -1);
+		CHECK(st.lines == 1 && st.malformed == 2);
+		prof_stacks_release(&t);
+	}
+	TEST("rewrites: reverse, base, chain") {
+		struct prof_stacks t, r;
+		struct prof_folded_stats st;
+		struct prof_flame_base base;
+		const char *names[] = { "m" };
+		struct prof_buf b = PROF_BUF_INIT;
+
+		load(&t, "a;m;x 1\nb;m;x 2\nc 4\nw;--;k 1\n", NULL, &st);
+		prof_stacks_init(&r, 2);
+		CHECK(prof_flame_transform(&r, &t, prof_flame_rewrite_reverse, NULL, NULL) == 4);
+		prof_stacks_format(&r, 0, &b);
+		CHECK(strcmp(b.data, "x;m;a") == 0);
+		prof_stacks_release(&r);
+
+		base.names = names;
+		base.n = 1;
+		prof_stacks_init(&r, 2);
+		CHECK(prof_flame_transform(&r, &t, prof_flame_rewrite_base, &base, NULL) == 2);
+		CHECK(prof_stacks_count(&r) == 1 && prof_stacks_weights(&r, 0)[0] == 3);
+		prof_stacks_release(&r);
+
+		prof_stacks_init(&r, 2);
+		prof_flame_transform(&r, &t, prof_flame_rewrite_chain, NULL, NULL);
+		prof_buf_reset(&b);
+		prof_stacks_format(&r, 3, &b);
+		CHECK(strcmp(b.data, "w;--;k_[w]") == 0);
+		prof_stacks_release(&r);
+		prof_buf_release(&b);
+		prof_stacks_release(&t);
+	}
+	TEST("palette names: every one listed parses back to itself") {
+		enum prof_flame_palette p;
+		const char *name;
+		size_t i;
+
+		for (i = 0; (name = prof_flame_palette_name(i)) != NULL; i++) {
+			CHECK(prof_flame_palette_parse(name, &p) == 0);
+			CHECK((size_t)p == i);
+		}
+		CHECK(i == 15);
+	}
+
+	TEST("random colours: in the palette, different per call, multi palettes by name") {
+		uint64_t state = 1;
+		uint32_t c, first = prof_flame_color_random(PROF_PAL_HOT, "x", 1, &state);
+		int k, differ = 0;
+
+		for (k = 0; k < 100; k++) {
+			c = prof_flame_color_random(PROF_PAL_HOT, "x", 1, &state);
+			CHECK((c >> 16) >= 205 && ((c >> 8) & 0xff) <= 230 && (c & 0xff) <= 55);
+			differ += c != first;
+		}
+		CHECK(differ >= 95);
+		/* java: a _[k] frame stays orange (blue 0), a _[j] frame green */
+		for (k = 0; k < 100; k++) {
+			c = prof_flame_color_random(PROF_PAL_JAVA, "f_[k]", 5, &state);
+			CHECK((c & 0xff) == 0 && (c >> 16) >= 190);
+			c = prof_flame_color_random(PROF_PAL_JAVA, "f_[j]", 5, &state);
+			CHECK(((c >> 8) & 0xff) >= 200 && (c >> 16) <= 110);
+		}
+	}
+	return UNIT_RESULT();
+}
