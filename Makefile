@@ -27,39 +27,31 @@ endif
 ALL_LDFLAGS += $(LDFLAGS) -pthread
 LIBS := -ldw -lelf -lzstd -llz4 -lz -lm -ldl
 
-# Optional compression codecs for profcompress: each one only if found.
+# $(call have_lib,HEADER,LIBS): "yes" when HEADER compiles and LIBS link
+# (optional libraries, probed by the lib/**/*.mk fragments).
 have_lib = $(shell printf '#include <$(1)>\nint main(void){return 0;}\n' | \
 	$(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo yes)
-COMPRESS_DEFS :=
-COMPRESS_LIBS :=
-ifeq ($(call have_lib,brotli/encode.h,-lbrotlienc -lbrotlidec),yes)
-COMPRESS_DEFS += -DHAVE_BROTLI
-COMPRESS_LIBS += -lbrotlienc -lbrotlidec
-endif
-ifeq ($(call have_lib,lzma.h,-llzma),yes)
-COMPRESS_DEFS += -DHAVE_LZMA
-COMPRESS_LIBS += -llzma
-endif
-ifeq ($(call have_lib,bzlib.h,-lbz2),yes)
-COMPRESS_DEFS += -DHAVE_BZIP2
-COMPRESS_LIBS += -lbz2
-endif
-ifeq ($(call have_lib,snappy-c.h,-lsnappy),yes)
-COMPRESS_DEFS += -DHAVE_SNAPPY
-COMPRESS_LIBS += -lsnappy
-endif
-ifeq ($(call have_lib,libdeflate.h,-ldeflate),yes)
-COMPRESS_DEFS += -DHAVE_LIBDEFLATE
-COMPRESS_LIBS += -ldeflate
-endif
 ifeq ($(call have_lib,capstone/capstone.h,-lcapstone),yes)
 CAPSTONE_DEFS := -DHAVE_CAPSTONE
 CAPSTONE_LIBS := -lcapstone
 endif
 
+# Make fragments of lib/ folders (lib/FOLDER/*.mk), included before the
+# object lists: a fragment may add to LIB_EXCLUDE (sources left out of
+# libcommon.a, e.g. a codec whose library is missing), set target-specific
+# EXTRA_CFLAGS/EXTRA_LIBS, and add EXTRA_TARGETS (such as profheap's
+# preloaded shim) and INSTALL_LIBS (shared objects installed in
+# $(PREFIX)/lib/proftools).
+.DEFAULT_GOAL := all
+EXTRA_TARGETS :=
+INSTALL_LIBS :=
+LIB_EXCLUDE :=
+FLAGS_STAMP := $(BUILD)/.flags
+-include $(wildcard lib/*/*.mk lib/*/*/*.mk)
+
 # lib/ is one folder per concern (lib/README); the heap shim is not in
 # libcommon.a: lib/heap/shim/shim.mk builds it.
-LIB_SRC   := $(sort $(filter-out lib/heap/shim/%,$(wildcard lib/*/*.c lib/*/*/*.c)))
+LIB_SRC   := $(sort $(filter-out lib/heap/shim/% $(LIB_EXCLUDE),$(wildcard lib/*/*.c lib/*/*/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
 TOOLS     := $(patsubst cmd/%.c,%,$(CMD_SRC))
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
@@ -71,22 +63,10 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
 
-# Extra artefacts (such as profheap's preloaded shim) come from lib/**/*.mk,
-# included before "all" so that EXTRA_TARGETS is complete there.
-.DEFAULT_GOAL := all
-EXTRA_TARGETS :=
-# Of those, the shared objects installed in $(PREFIX)/lib/proftools.
-INSTALL_LIBS :=
-FLAGS_STAMP := $(BUILD)/.flags
--include $(wildcard lib/*/*.mk lib/*/*/*.mk)
 
 all: $(PROGS) $(EXTRA_TARGETS)
 
 # Per-object extra flags.
-$(BUILD)/cmd/profcompress.o $(BUILD)/lib/codec/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
-$(BINDIR)/profcompress: EXTRA_LIBS += $(COMPRESS_LIBS)
-$(BUILD)/tests/unit/codec/test_codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
-$(BUILD)/tests/unit/codec/test_codec: EXTRA_LIBS += $(COMPRESS_LIBS)
 $(BUILD)/lib/disasm.o: EXTRA_CFLAGS += $(CAPSTONE_DEFS)
 EXTRA_LIBS += $(CAPSTONE_LIBS)
 
