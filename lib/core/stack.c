@@ -11,8 +11,6 @@ void prof_stacks_init(struct prof_stacks *t, size_t nweights)
 	prof_intern_init(&t->frames);
 	if (nweights < 1)
 		nweights = 1;
-	if (nweights > PROF_STACKS_MAX_WEIGHTS)
-		nweights = PROF_STACKS_MAX_WEIGHTS;
 	t->nweights = nweights;
 }
 
@@ -94,19 +92,27 @@ uint32_t prof_stacks_intern(struct prof_stacks *t, const uint32_t *frames, size_
 	return id;
 }
 
-uint32_t prof_stacks_add(struct prof_stacks *t, const uint32_t *frames, size_t depth,
-			 const prof_weight *weights)
+uint32_t prof_stacks_add_columns(struct prof_stacks *t, const uint32_t *frames, size_t depth,
+				 const prof_weight *weights, size_t n)
 {
 	uint32_t id = prof_stacks_intern(t, frames, depth);
 	prof_weight *w = prof_stacks_weights(t, id);
 	size_t i;
 	int sat = 0;
 
-	for (i = 0; i < t->nweights; i++)
+	if (n > t->nweights)
+		n = t->nweights;
+	for (i = 0; i < n; i++)
 		sat |= prof_weight_add(&w[i], weights[i]);
 	if (sat)
 		stack_saturated(t, id);
 	return id;
+}
+
+uint32_t prof_stacks_add(struct prof_stacks *t, const uint32_t *frames, size_t depth,
+			 const prof_weight *weights)
+{
+	return prof_stacks_add_columns(t, frames, depth, weights, t->nweights);
 }
 
 /* Map src's frame ids to dst's, re-interning each name once. */

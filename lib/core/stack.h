@@ -27,6 +27,13 @@
 #include <stdint.h>
 #include "core/intern.h"
 
+/*
+ * Not a limit: a table has as many weight columns as its user asks for.
+ * This is the size of the small fixed rows that readers build on the
+ * stack for tables of at most this many columns (folded, perf script and
+ * profrec TSV tables have one or two); a caller that fills only some
+ * columns of a wider table uses prof_stacks_add_columns() instead.
+ */
 #define PROF_STACKS_MAX_WEIGHTS 4
 
 typedef long double prof_weight;
@@ -59,7 +66,7 @@ void prof_weight_saturated(const char *what);
 
 struct prof_stacks {
 	struct prof_intern frames;	/* frame names */
-	size_t nweights;		/* weights per stack, 1..PROF_STACKS_MAX_WEIGHTS */
+	size_t nweights;		/* weights per stack, 1 or more */
 	/* private */
 	uint32_t *slots;		/* open addressing: stack id + 1 */
 	size_t nslots;
@@ -72,7 +79,7 @@ struct prof_stacks {
 	size_t count, cap;
 };
 
-/* Initialise an empty table with nweights weight columns. */
+/* Initialise an empty table with nweights weight columns (0 means 1). */
 void prof_stacks_init(struct prof_stacks *t, size_t nweights);
 
 /* Free everything. */
@@ -99,6 +106,14 @@ uint32_t prof_stacks_intern(struct prof_stacks *t, const uint32_t *frames, size_
  */
 uint32_t prof_stacks_add(struct prof_stacks *t, const uint32_t *frames, size_t depth,
 			 const prof_weight *weights);
+
+/*
+ * Like prof_stacks_add() with a shorter row: adds weights[0..n) to the
+ * first n columns (n is clamped to nweights) and leaves the others as
+ * they are; n = 0 only interns the stack. Returns the stack id.
+ */
+uint32_t prof_stacks_add_columns(struct prof_stacks *t, const uint32_t *frames, size_t depth,
+				 const prof_weight *weights, size_t n);
 
 /* Number of distinct stacks. */
 static inline size_t prof_stacks_count(const struct prof_stacks *t)
