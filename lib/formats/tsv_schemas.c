@@ -102,12 +102,31 @@ static const struct prof_tsv_column profcompress_results[] = {
 	{ "flags", PROF_TSV_TEXT },
 };
 
-static const struct prof_tsv_column profcmp_diff[] = {
-	{ "name", PROF_TSV_TEXT },
-	{ "base", PROF_TSV_OPTNUM },
-	{ "new", PROF_TSV_OPTNUM },
-	{ "delta", PROF_TSV_OPTNUM },
+static const struct prof_tsv_column profcmp_functions[] = {
+	{ "function", PROF_TSV_TEXT },
+	{ "base_self", PROF_TSV_NUM },
+	{ "new_self", PROF_TSV_NUM },
+	{ "base_total", PROF_TSV_NUM },
+	{ "new_total", PROF_TSV_NUM },
+	{ "delta", PROF_TSV_NUM },
 	{ "delta_pct", PROF_TSV_OPTNUM },
+	{ "ratio", PROF_TSV_OPTNUM },
+	{ "verdict", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column profcmp_table[] = {
+	{ "key", PROF_TSV_TEXT },
+	{ "metric", PROF_TSV_TEXT },
+	{ "better", PROF_TSV_TEXT },
+	{ "base", PROF_TSV_OPTNUM },
+	{ "base_min", PROF_TSV_OPTNUM },
+	{ "base_runs", PROF_TSV_INT },
+	{ "new", PROF_TSV_OPTNUM },
+	{ "new_min", PROF_TSV_OPTNUM },
+	{ "new_runs", PROF_TSV_INT },
+	{ "ratio", PROF_TSV_OPTNUM },
+	{ "change_pct", PROF_TSV_OPTNUM },
+	{ "spread_pct", PROF_TSV_OPTNUM },
 	{ "verdict", PROF_TSV_TEXT },
 };
 
@@ -119,10 +138,11 @@ static const struct prof_tsv_schema schemas[] = {
 	{ "profgpu-processes", COLS(profgpu_processes) },
 	{ "profgpu-summary", COLS(profgpu_summary) },
 	{ "profcompress", COLS(profcompress_results) },
-	{ "profcmp", COLS(profcmp_diff) },
+	{ "profcmp-functions", COLS(profcmp_functions) },
+	{ "profcmp-table", COLS(profcmp_table) },
 };
 
 const struct prof_tsv_schema *const prof_tsv_schemas[] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3],
-	&schemas[4], &schemas[5], &schemas[6], &schemas[7], NULL,
+	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], NULL,
 };
