@@ -4,7 +4,9 @@
 #include <string.h>
 #include "base/buf.h"
 #include "base/error.h"
+#include "formats/block_line.h"
 #include "formats/folded.h"
+#include "io/chunk.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "base/xalloc.h"
@@ -249,6 +251,25 @@ int prof_folded_reader_run(struct prof_folded_reader *fr, struct prof_lines *lr)
 		prof_folded_reader_line(fr, line, len, prof_lines_lineno(lr));
 	r = prof_folded_reader_finish(fr);
 	return r || prof_lines_failed(lr) ? -1 : 0;
+}
+
+int prof_folded_reader_run_chunks(struct prof_folded_reader *fr, struct prof_chunks *r)
+{
+	unsigned long lineno = 0;
+	int last = 0, rv;
+	size_t len;
+	char *block;
+
+	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
+		char *pos = block, *line;
+		size_t n;
+
+		while ((line = prof_block_next_line(&pos, block + len, &n)) != NULL)
+			prof_folded_reader_line(fr, line, n, ++lineno);
+		prof_chunks_recycle(r, block);
+	}
+	rv = prof_folded_reader_finish(fr);
+	return rv || prof_chunks_failed(r) ? -1 : 0;
 }
 
 int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,

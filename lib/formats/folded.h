@@ -15,6 +15,7 @@
 #include "core/meta.h"
 #include "core/stack.h"
 
+struct prof_chunks;
 struct prof_lines;
 struct prof_output;
 
@@ -99,6 +100,12 @@ int prof_folded_reader_finish(struct prof_folded_reader *fr);
  * was malformed or the input failed (everything valid is kept).
  */
 int prof_folded_reader_run(struct prof_folded_reader *fr, struct prof_lines *lr);
+
+/*
+ * The same over a block reader (io/chunk.h), for inputs read in large
+ * blocks (formats/profile.h). Returns as prof_folded_reader_run().
+ */
+int prof_folded_reader_run_chunks(struct prof_folded_reader *fr, struct prof_chunks *r);
 
 /*
  * Read a whole input from lr with the rules above (no callback).

@@ -750,6 +750,7 @@ static void end_sample(struct prof_perfscript *ps)
 {
 	size_t depth = ps->npname + ps->nrev, i;
 	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	uint32_t id;
 
 	ps->in_sample = 0;
 	if (!ps->have_pname)
@@ -763,7 +764,9 @@ static void end_sample(struct prof_perfscript *ps)
 	 * the stack in a second column so the sorted output keeps it. */
 	if (w[0] == 0 && ps->t->nweights > 1)
 		w[1] = 1;
-	prof_stacks_add(ps->t, ps->frames, depth, w);
+	id = prof_stacks_add(ps->t, ps->frames, depth, w);
+	if (ps->o->on_stack)
+		ps->o->on_stack(ps->o->on_stack_ctx, id, w, 1);
 	ps->st.samples++;
 	ps->nrev = 0;
 	ps->have_pname = 0;
@@ -1218,6 +1221,8 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 	 * Threads take blocks that end at empty lines, the ends of samples.
 	 * Samples without call chains have none between them: one thread.
 	 */
+	if (opts->on_stack)
+		jobs = 1;	/* samples in input order */
 	if (jobs > 1) {
 		size_t plen;
 		const char *peek = prof_chunks_peek(r, 1u << 20, &plen);

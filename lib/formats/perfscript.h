@@ -69,6 +69,11 @@ struct prof_perfscript_opts {
 	int time_window;	/* keep samples in [time_from, time_to) */
 	uint64_t time_from_ns;	/* relative to the first sample's time */
 	uint64_t time_to_ns;	/* UINT64_MAX: no end */
+	/* When set, called for every sample folded, in input order, with the
+	 * id of its stack in the table and its weights (nw = 1); the input
+	 * is then read by one thread. */
+	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *w, int nw);
+	void *on_stack_ctx;
 };
 
 /* A parsed event (sample header) line; pointers into the line. */

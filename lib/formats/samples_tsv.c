@@ -3,7 +3,7 @@
 #include "base/buf.h"
 #include "io/chunk.h"
 #include "base/error.h"
-#include "formats/folded.h"
+#include "formats/block_line.h"
 #include "core/intern.h"
 #include "formats/samples_tsv.h"
 #include "formats/tsv.h"
@@ -15,24 +15,6 @@
 #define BLOCK (1u << 20)
 
 static const char header[] = "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack";
-
-/* The next line of a block; NULL at its end. Strips "\n" and "\r". */
-static char *next_line(char **pp, char *end, size_t *len)
-{
-	char *p = *pp, *nl;
-	size_t n;
-
-	if (p >= end)
-		return NULL;
-	nl = memchr(p, '\n', (size_t)(end - p));
-	n = (size_t)((nl ? nl : end) - p);
-	*pp = nl ? nl + 1 : end;
-	if (n && p[n - 1] == '\r')
-		n--;
-	p[n] = '\0';
-	*len = n;
-	return p;
-}
 
 int prof_samples_detect(const char *buf, size_t len)
 {
@@ -127,7 +109,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 		char *p = block, *end = block + len, *line;
 		size_t n;
 
-		while ((line = next_line(&p, end, &n)) != NULL) {
+		while ((line = prof_block_next_line(&p, end, &n)) != NULL) {
 			char *f[NCOLS + 1];
 			size_t nf, idx, depth, i;
 			int64_t tns, pid, tid, cpu, sid;
@@ -269,7 +251,8 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 
 				wr[0] = w;
 				id = prof_stacks_add(t, frames, depth, wr);
-				(void)id;
+				if (opts->on_stack)
+					opts->on_stack(opts->on_stack_ctx, id, wr, 1);
 			}
 			st->samples++;
 		}
@@ -291,31 +274,4 @@ void prof_samples_stats_release(struct prof_samples_stats *st)
 	free(st->event);
 	free(st->others);
 	memset(st, 0, sizeof(*st));
-}
-
-int prof_samples_read_folded(struct prof_chunks *r, struct prof_stacks *t,
-			     struct prof_meta *meta, unsigned long *lines, int *ncounts_out)
-{
-	struct prof_folded_stats st = { 0, 0, 0 };
-	struct prof_folded_reader fr;
-	unsigned long lineno = 0;
-	int last = 0, rv;
-	size_t len;
-	char *block;
-
-	prof_folded_reader_init(&fr, t, meta, &st, prof_chunks_name(r));
-	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
-		char *p = block, *end = block + len, *line;
-		size_t n;
-
-		while ((line = next_line(&p, end, &n)) != NULL)
-			prof_folded_reader_line(&fr, line, n, ++lineno);
-		prof_chunks_recycle(r, block);
-	}
-	rv = prof_folded_reader_finish(&fr);
-	if (lines)
-		*lines = st.lines;
-	if (ncounts_out)
-		*ncounts_out = st.ncounts;
-	return rv || prof_chunks_failed(r) ? -1 : 0;
 }

@@ -1,5 +1,5 @@
-#ifndef PROF_SAMPLES_H
-#define PROF_SAMPLES_H
+#ifndef PROF_SAMPLES_TSV_H
+#define PROF_SAMPLES_TSV_H
 /*
  * Readers of proftools' own sample formats into a stack table, streaming
  * block by block (chunk.h): memory grows with the distinct stacks, not
@@ -19,8 +19,6 @@
  * else the first event of the metadata's "event=a,b" list, else the
  * first row's (the others are counted).
  *
- * Folded stacks (folded.h) are read here too, with leading "#" metadata.
- *
  * Malformed lines are reported ("prog: file:line: what", the first 10,
  * then a count), skipped, and make the read return -1; everything valid
  * is kept.
@@ -39,6 +37,10 @@ struct prof_samples_opts {
 	const char *event_filter;	/* NULL or "": the first event */
 	int time_window;
 	uint64_t time_from_ns, time_to_ns;	/* time_ns range [from, to) */
+	/* When set, called for every row folded, in input order, with the
+	 * id of its stack in t and its weight (nw = 1). */
+	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *w, int nw);
+	void *on_stack_ctx;
 };
 
 struct prof_samples_stats {
@@ -66,17 +68,5 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 
 /* Free the strings of stats. */
 void prof_samples_stats_release(struct prof_samples_stats *stats);
-
-/*
- * Read folded stacks from r into t (one or two counts per line: the
- * first count goes to column 0 and a second to column 1 when t has one),
- * leading "#" metadata into meta. *lines gets the number of stack lines
- * and *ncounts 1 or 2 (0 if no lines); either may be NULL. The first line
- * decides the form; in a one-count file a trailing " N" before the count
- * belongs to the last frame. Returns 0, or -1 if some line was malformed
- * or the input failed.
- */
-int prof_samples_read_folded(struct prof_chunks *r, struct prof_stacks *t,
-			     struct prof_meta *meta, unsigned long *lines, int *ncounts);
 
 #endif
