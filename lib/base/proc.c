@@ -3,10 +3,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "base/error.h"
 #include "base/proc.h"
+#include "base/xalloc.h"
 
 /*
  * The signal dispositions and mask this process started with, taken
@@ -146,4 +148,58 @@ int prof_child_wait(pid_t pid, volatile int *stop)
 		if (stop && *stop)
 			return -1;
 	}
+}
+
+/* $PATH, or the C library's default search path (what execvp uses). */
+static char *default_search_path(void)
+{
+	const char *env = getenv("PATH");
+	size_t n;
+	char *buf;
+
+	if (env)
+		return xstrdup(env);
+	n = confstr(_CS_PATH, NULL, 0);
+	if (n == 0)
+		return xstrdup("/bin:/usr/bin");
+	buf = xmalloc(n);
+	confstr(_CS_PATH, buf, n);
+	return buf;
+}
+
+static int is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *prof_path_search(const char *name, const char *path)
+{
+	char *list, *entry, *next;
+	char *found = NULL;
+
+	if (!*name) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	list = path ? xstrdup(path) : default_search_path();
+	for (entry = list; entry && !found; entry = next) {
+		char *full;
+
+		next = strchr(entry, ':');
+		if (next)
+			*next++ = '\0';
+		full = xasprintf("%s/%s", *entry ? entry : ".", name);
+		if (is_executable_file(full))
+			found = full;
+		else
+			free(full);
+	}
+	free(list);
+	if (!found)
+		errno = ENOENT;
+	return found;
 }

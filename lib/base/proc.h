@@ -60,4 +60,15 @@ int prof_exit_status(int wstatus);
  */
 int prof_child_wait(pid_t pid, volatile int *stop);
 
+/*
+ * The file execvp(3) runs for name, so a tool can look at it before the
+ * exec (profheap refuses static executables): name itself (a copy) when
+ * it holds a '/'; else the first entry of path, a PATH-style list (NULL:
+ * $PATH, or when that is unset the C library's default, as execvp does),
+ * where name is an executable regular file. An empty entry means the
+ * current directory ("./name" is returned). Returns a malloc'ed path the caller frees, or NULL
+ * (errno ENOENT) when name is empty or found nowhere.
+ */
+char *prof_path_search(const char *name, const char *path);
+
 #endif
