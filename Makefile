@@ -6,17 +6,95 @@
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make BUILD=dir BINDIR=dir SANITIZE=address,undefined   out-of-tree builds
 #   make WERROR=1        warnings are errors (CI)
+#   make CPPFLAGS=... CFLAGS=... LDFLAGS=...   honoured (distribution builds)
+#
+# Libraries come from pkg-config (plain -lNAME without a .pc file); each
+# tool links only those it uses (LIBS_tool below). Probes run once per
+# build directory and are kept in $(BUILD)/config.mk.
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build
 BINDIR  ?= bin
 CC      ?= cc
+PKG_CONFIG ?= pkg-config
 
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -Wundef
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARNINGS) -D_GNU_SOURCE -Ilib -pthread
+
+empty :=
+space := $(empty) $(empty)
+HASH  := \#
+
+# ---- configuration, probed once per build directory -------------------------
+# pkg-config's answers and the optional-library probes are cached in
+# $(BUILD)/config.mk: a make run starts no shell for them once they are
+# known. The cache is dropped when what the answers depend on changes
+# (compiler, flags, pkg-config and its search path); delete it to probe again.
+CONFIG_MK  := $(BUILD)/config.mk
+CONFIG_KEY := CC=$(CC) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) \
+	PKG_CONFIG=$(PKG_CONFIG) PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) PKG_CONFIG_LIBDIR=$(PKG_CONFIG_LIBDIR) \
+	PKG_CONFIG_SYSROOT_DIR=$(PKG_CONFIG_SYSROOT_DIR)
+# Values are written as make reads them back ('#' and '$' escaped).
+config_quote = $(subst $(HASH),\$(HASH),$(subst $$,$$$$,$(1)))
+# $(call config_set,NAME,VALUE): config.NAME := VALUE, here and in the cache.
+config_set = $(eval config.$(1) := $(call config_quote,$(2)))$(file >>$(CONFIG_MK),config.$(1) := $(call config_quote,$(2)))
+# $(call cached,NAME,COMMAND): the output of the shell COMMAND, run once per
+# build directory. NAME: no whitespace, ':', '=' or '#'.
+cached = $(if $(filter undefined,$(origin config.$(1))),$(call config_set,$(1),$(strip $(shell $(2)))))$(config.$(1))
+
+-include $(CONFIG_MK)
+ifneq ($(config.key),$(strip $(CONFIG_KEY)))
+$(foreach v,$(filter config.%,$(.VARIABLES)),$(eval undefine $(v)))
+$(shell mkdir -p $(BUILD))
+$(file >$(CONFIG_MK),$(HASH) proftools build configuration, written by the Makefile (delete it to probe again))
+$(call config_set,key,$(strip $(CONFIG_KEY)))
+endif
+
+# $(call have_lib,HEADER,LIBS): "yes" when HEADER compiles and LIBS link
+# (optional libraries, probed by the lib/**/*.mk fragments).
+have_lib = $(call cached,have_lib.$(subst $(space),_,$(strip $(1) $(2))),printf '$(HASH)include <$(1)>\nint main(void){return 0;}\n' | \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -x c - $(LDFLAGS) -o /dev/null $(2) >/dev/null 2>&1 && echo yes)
+
+# ---- libraries ----------------------------------------------------------------
+# A library is named by its -l name. PC_NAME is its pkg-config module:
+# compile and link flags come from it when its .pc file is installed, else
+# the library is linked with plain -lNAME (libm, libdl, and libbz2 whose
+# Debian package ships no .pc file).
+PC_dw       := libdw
+PC_elf      := libelf
+PC_zstd     := libzstd
+PC_lz4      := liblz4
+PC_z        := zlib
+PC_capstone := capstone
+PC_brotlienc := libbrotlienc
+PC_brotlidec := libbrotlidec
+PC_lzma     := liblzma
+PC_snappy   := snappy
+PC_deflate  := libdeflate
+# $(call lib_cflags,NAMES) and $(call lib_ldlibs,NAMES): their flags.
+lib_cflags = $(foreach l,$(1),$(if $(PC_$(l)),$(call cached,cflags.$(l),$(PKG_CONFIG) --cflags $(PC_$(l)) 2>/dev/null)))
+lib_ldlibs = $(foreach l,$(1),$(if $(PC_$(l)),$(call cached,libs.$(l),$(PKG_CONFIG) --libs $(PC_$(l)) 2>/dev/null || echo -l$(l)),-l$(l)))
+
+# The libraries each tool links (LIBS_tool): only those whose code it
+# uses. Every tool reads or writes streams through lib/io (zstd, lz4,
+# zlib) and formats numbers with libm; profrec and profheap symbolize
+# (libdw, libelf); dl where lib/ calls dlopen (symbolize: libdebuginfod and
+# libstdc++'s demangler; gpu: NVML). profcompress's optional codec
+# libraries come from lib/codec/codec.mk (EXTRA_LIBS). A tool not listed
+# here links the libraries of all the others.
+LIBS_io           := zstd lz4 z
+LIBS_proffold     := $(LIBS_io) m
+LIBS_profflame    := $(LIBS_io) m
+LIBS_profcompress := $(LIBS_io) m
+LIBS_profgpu      := $(LIBS_io) m dl
+LIBS_profrec      := dw elf $(LIBS_io) m dl
+LIBS_profheap     := dw elf $(LIBS_io) m dl
+tool_libs = $(call lib_ldlibs,$(or $(LIBS_$(1)),$(LIBS_ALL)))
+
+# ---- flags ----------------------------------------------------------------------
+ALL_CFLAGS := -std=gnu11 -Ilib $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -D_GNU_SOURCE -pthread
 ifneq ($(WERROR),)
 ALL_CFLAGS += -Werror
 endif
@@ -25,16 +103,6 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 ALL_LDFLAGS += $(LDFLAGS) -pthread
-LIBS := -ldw -lelf -lzstd -llz4 -lz -lm -ldl
-
-# $(call have_lib,HEADER,LIBS): "yes" when HEADER compiles and LIBS link
-# (optional libraries, probed by the lib/**/*.mk fragments).
-have_lib = $(shell printf '#include <$(1)>\nint main(void){return 0;}\n' | \
-	$(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo yes)
-ifeq ($(call have_lib,capstone/capstone.h,-lcapstone),yes)
-CAPSTONE_DEFS := -DHAVE_CAPSTONE
-CAPSTONE_LIBS := -lcapstone
-endif
 
 # Make fragments of lib/ folders (lib/FOLDER/*.mk), included before the
 # object lists: a fragment may add to LIB_EXCLUDE (sources left out of
@@ -63,18 +131,20 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
 
+# Every library some tool links: their compile flags apply to every
+# object; unit tests and test tools link them all.
+LIBS_ALL  := $(sort $(foreach t,$(TOOLS),$(LIBS_$(t))))
+ALL_CFLAGS += $(call lib_cflags,$(LIBS_ALL))
+TEST_LIBS := $(call lib_ldlibs,$(LIBS_ALL))
 
 all: $(PROGS) $(EXTRA_TARGETS)
 
-# Per-object extra flags.
-$(BUILD)/lib/disasm.o: EXTRA_CFLAGS += $(CAPSTONE_DEFS)
-EXTRA_LIBS += $(CAPSTONE_LIBS)
-
-# Rebuild everything when the flags change.
+# Rebuild everything when the flags or a tool's libraries change.
+LINK_KEY := $(foreach t,$(TOOLS),$(t):$(LIBS_$(t)))
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' | cmp -s - $@ || \
-		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS) $(LINK_KEY)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS) $(LINK_KEY)' > $@
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -84,15 +154,15 @@ $(LIBCOMMON): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BINDIR)/%: $(BUILD)/cmd/%.o $(LIBCOMMON)
+$(BINDIR)/%: $(BUILD)/cmd/%.o $(LIBCOMMON) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
+	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(call tool_libs,$*) $(EXTRA_LIBS) -o $@
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBCOMMON)
-	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
+	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(TEST_LIBS) $(EXTRA_LIBS) -o $@
 
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBCOMMON)
-	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(LIBS) $(EXTRA_LIBS) -o $@
+	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(TEST_LIBS) $(EXTRA_LIBS) -o $@
 
 tests-build: all $(UNIT_BIN) $(TTOOL_BIN)
 
