@@ -12,7 +12,6 @@
 
 #define MAX_REPORTED 10
 #define NCOLS 9
-#define BLOCK (1u << 20)
 
 static const char header[] = "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack";
 
@@ -31,23 +30,6 @@ int prof_samples_detect(const char *buf, size_t len)
 	return 0;
 }
 
-struct reader {
-	const char *name;
-	unsigned long malformed;
-};
-
-static void bad(struct reader *rd, unsigned long line, const char *what)
-{
-	if (++rd->malformed <= MAX_REPORTED)
-		prof_input_warn(rd->name, line, "%s", what);
-}
-
-static void finish_reports(struct reader *rd)
-{
-	if (rd->malformed > MAX_REPORTED)
-		prof_input_warn(rd->name, 0, "%lu malformed lines in all", rd->malformed);
-}
-
 /* The stacks defined so far in one id namespace. */
 struct defs {
 	struct prof_intern ids;		/* stack_id text -> index */
@@ -58,10 +40,33 @@ struct defs {
 	size_t pool_len, pool_cap;
 };
 
-static void defs_reset(struct defs *d)
+/* One prof_samples_read(). */
+struct reader {
+	struct prof_stacks *t;
+	const struct prof_samples_opts *opts;
+	struct prof_samples_stats *st;
+	struct prof_meta *meta;		/* the caller's (may be NULL) */
+	struct prof_meta own_meta;	/* this input's, for its event list */
+	struct defs defs;
+	struct prof_buf root;		/* the root frame text of a row */
+	uint32_t *frames;		/* the stack of a row */
+	size_t frames_cap;
+	const char *name;
+	unsigned long malformed;
+	int have_header, in_rows;
+};
+
+/* The fields of one row. */
+struct row {
+	int64_t time_ns, pid, tid;
+	const char *comm, *event, *stack_id, *stack;
+	double weight;
+};
+
+static void bad(struct reader *rd, unsigned long line, const char *what)
 {
-	prof_intern_release(&d->ids);
-	d->pool_len = 0;
+	if (++rd->malformed <= MAX_REPORTED)
+		prof_input_warn(rd->name, line, "%s", what);
 }
 
 static void add_other(struct prof_samples_stats *st, const char *ev)
@@ -87,185 +92,228 @@ static void add_other(struct prof_samples_stats *st, const char *ev)
 	st->others = prof_buf_detach(&b, NULL);
 }
 
+/* Intern the frames of s[0..len) ("a;b;c") into t, appended to *pool. */
+static void append_frames(struct prof_stacks *t, const char *s, size_t len, uint32_t **pool,
+			  size_t *pool_len, size_t *pool_cap)
+{
+	const char *e = s + len;
+
+	for (;;) {
+		const char *semi = memchr(s, ';', (size_t)(e - s));
+		const char *fe = semi ? semi : e;
+
+		PROF_GROW(*pool, *pool_len + 1, *pool_cap);
+		(*pool)[(*pool_len)++] = prof_stacks_frame(t, s, (size_t)(fe - s));
+		if (!semi)
+			return;
+		s = semi + 1;
+	}
+}
+
+/*
+ * The index of the row's stack: defined here when the row carries the
+ * stack text, else one an earlier row defined. -1 after reporting.
+ */
+static long row_stack(struct reader *rd, const struct row *row, unsigned long lineno)
+{
+	struct defs *d = &rd->defs;
+	size_t idx, before = prof_intern_count(&d->ids), start = d->pool_len;
+
+	if (!row->stack[0]) {
+		idx = prof_intern_find(&d->ids, row->stack_id, strlen(row->stack_id));
+		if (idx == UINT32_MAX) {
+			bad(rd, lineno, "stack_id not defined by an earlier row");
+			return -1;
+		}
+		return (long)idx;
+	}
+	idx = prof_intern(&d->ids, row->stack_id, strlen(row->stack_id));
+	if (idx < before) {
+		bad(rd, lineno, "stack_id defined twice");
+		return -1;
+	}
+	PROF_GROW(d->off, idx + 1, d->cap);
+	d->depth = xreallocarray(d->depth, d->cap, sizeof(*d->depth));
+	append_frames(rd->t, row->stack, strlen(row->stack), &d->pool, &d->pool_len, &d->pool_cap);
+	d->off[idx] = start;
+	d->depth[idx] = (uint32_t)(d->pool_len - start);
+	return (long)idx;
+}
+
+/*
+ * Whether the row is of the event folded: the one given, else the first
+ * of the metadata's list (rows of several events come in any order),
+ * else the first row's. Rows of other events are counted.
+ */
+static int row_event_folded(struct reader *rd, const char *event)
+{
+	struct prof_samples_stats *st = rd->st;
+
+	if (!st->event) {
+		st->event = prof_meta_list_item(prof_meta_get(&rd->own_meta, "event"), 0);
+		if (st->event && !*st->event) {
+			free(st->event);
+			st->event = NULL;
+		}
+	}
+	if (!st->event) {
+		st->event = xstrdup(event);
+	} else if (strcmp(st->event, event) != 0) {
+		st->other_samples++;
+		add_other(st, event);
+		return 0;
+	}
+	return 1;
+}
+
+/* Note the row's time in the span; whether it is in the time window. */
+static int row_in_window(struct reader *rd, int64_t tns)
+{
+	const struct prof_samples_opts *o = rd->opts;
+	struct prof_samples_stats *st = rd->st;
+
+	if (tns >= 0) {
+		if (!st->have_times || (uint64_t)tns < st->time_min_ns)
+			st->time_min_ns = (uint64_t)tns;
+		if (!st->have_times || (uint64_t)tns > st->time_max_ns)
+			st->time_max_ns = (uint64_t)tns;
+		st->have_times = 1;
+	}
+	if (o->time_window &&
+	    (tns < 0 || (uint64_t)tns < o->time_from_ns ||
+	     (o->time_to_ns != UINT64_MAX && (uint64_t)tns >= o->time_to_ns))) {
+		st->outside_time++;
+		return 0;
+	}
+	return 1;
+}
+
+/* Fold the row: root frame(s) comm[-pid[/tid]] (spaces -> '_'), then the stack. */
+static void fold_row(struct reader *rd, const struct row *row, size_t idx)
+{
+	const struct prof_samples_opts *o = rd->opts;
+	struct defs *d = &rd->defs;
+	struct prof_buf *root = &rd->root;
+	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	size_t depth = 0, i;
+	uint32_t id;
+
+	prof_buf_reset(root);
+	prof_buf_addstr(root, row->comm);
+	if (o->include_tid)
+		prof_buf_addf(root, "-%lld/%lld", (long long)row->pid, (long long)row->tid);
+	else if (o->include_pid)
+		prof_buf_addf(root, "-%lld", (long long)row->pid);
+	for (i = 0; i < root->len; i++)
+		if (root->data[i] == ' ')
+			root->data[i] = '_';
+	append_frames(rd->t, prof_buf_cstr(root), root->len, &rd->frames, &depth, &rd->frames_cap);
+	PROF_GROW(rd->frames, depth + d->depth[idx], rd->frames_cap);
+	memcpy(rd->frames + depth, d->pool + d->off[idx], d->depth[idx] * sizeof(*rd->frames));
+	depth += d->depth[idx];
+	w[0] = o->counts ? 1 : row->weight;
+	id = prof_stacks_add(rd->t, rd->frames, depth, w);
+	if (o->on_stack)
+		o->on_stack(o->on_stack_ctx, id, w, 1);
+	rd->st->samples++;
+}
+
+/* A sample row: split, check, fold if of the event and in the window. */
+static void read_row(struct reader *rd, char *line, size_t n, unsigned long lineno)
+{
+	char *f[NCOLS + 1];
+	size_t nf = prof_tsv_split(line, n, f, NCOLS + 1);
+	struct row row;
+	int64_t cpu, stack_number;	/* checked, not used */
+	long idx;
+
+	if (nf != NCOLS) {
+		bad(rd, lineno, nf < NCOLS ? "too few fields" : "too many fields");
+		return;
+	}
+	if (prof_parse_i64(f[0], &row.time_ns) || prof_parse_i64(f[1], &row.pid) ||
+	    prof_parse_i64(f[2], &row.tid) || prof_parse_i64(f[4], &cpu) ||
+	    prof_parse_double(f[6], &row.weight) || prof_parse_i64(f[7], &stack_number)) {
+		bad(rd, lineno, "bad number in time_ns, pid, tid, cpu, weight or stack_id");
+		return;
+	}
+	row.comm = f[3];
+	row.event = f[5];
+	row.stack_id = f[7];
+	row.stack = f[8];
+	rd->st->rows++;
+	/* Define the stack before filtering: later rows use it. */
+	idx = row_stack(rd, &row, lineno);
+	if (idx < 0 || !row_event_folded(rd, row.event) || !row_in_window(rd, row.time_ns))
+		return;
+	fold_row(rd, &row, (size_t)idx);
+}
+
+static void read_line(struct reader *rd, char *line, size_t n, unsigned long lineno)
+{
+	if (n == 0)
+		return;
+	if (line[0] == '#') {
+		if (rd->meta)
+			prof_meta_parse_line(rd->meta, line, n);
+		prof_meta_parse_line(&rd->own_meta, line, n);
+		return;
+	}
+	if (n == sizeof(header) - 1 && memcmp(line, header, n) == 0) {
+		if (rd->in_rows) {
+			/* a concatenated file: new ids */
+			prof_intern_release(&rd->defs.ids);
+			rd->defs.pool_len = 0;
+		}
+		rd->in_rows = 0;
+		rd->have_header = 1;
+		return;
+	}
+	if (!rd->have_header) {
+		bad(rd, lineno, "missing profrec-samples header line");
+		rd->have_header = 1;	/* say it once */
+		return;
+	}
+	rd->in_rows = 1;
+	read_row(rd, line, n, lineno);
+}
+
 int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 		      const struct prof_samples_opts *opts, struct prof_meta *meta,
 		      struct prof_samples_stats *st)
 {
-	struct reader rd = { prof_chunks_name(r), 0 };
-	struct prof_meta hdr = PROF_META_INIT;	/* this input's metadata */
-	struct defs d;
-	struct prof_buf root = PROF_BUF_INIT;
-	uint32_t *frames = NULL;
-	size_t frames_cap = 0, len;
+	struct reader rd;
 	unsigned long lineno = 0;
-	int last = 0, in_rows = 0, have_header = 0;
+	int last = 0;
+	size_t len;
 	char *block;
 
-	memset(&d, 0, sizeof(d));
-	prof_intern_init(&d.ids);
+	memset(&rd, 0, sizeof(rd));
+	rd.t = t;
+	rd.opts = opts;
+	rd.st = st;
+	rd.meta = meta;
+	rd.name = prof_chunks_name(r);
+	prof_intern_init(&rd.defs.ids);
 	if (opts->event_filter && *opts->event_filter && !st->event)
 		st->event = xstrdup(opts->event_filter);
 	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
-		char *p = block, *end = block + len, *line;
+		char *pos = block, *line;
 		size_t n;
 
-		while ((line = prof_block_next_line(&p, end, &n)) != NULL) {
-			char *f[NCOLS + 1];
-			size_t nf, idx, depth, i;
-			int64_t tns, pid, tid, cpu, sid;
-			double w;
-			uint32_t id;
-
-			lineno++;
-			if (n == 0)
-				continue;
-			if (line[0] == '#') {
-				if (meta)
-					prof_meta_parse_line(meta, line, n);
-				prof_meta_parse_line(&hdr, line, n);
-				continue;
-			}
-			if (n == sizeof(header) - 1 && memcmp(line, header, n) == 0) {
-				if (in_rows)
-					defs_reset(&d);	/* a concatenated file: new ids */
-				in_rows = 0;
-				have_header = 1;
-				continue;
-			}
-			if (!have_header) {
-				bad(&rd, lineno, "missing profrec-samples header line");
-				have_header = 1;	/* say it once */
-				continue;
-			}
-			in_rows = 1;
-			nf = prof_tsv_split(line, n, f, NCOLS + 1);
-			if (nf != NCOLS) {
-				bad(&rd, lineno, nf < NCOLS ? "too few fields" : "too many fields");
-				continue;
-			}
-			if (prof_parse_i64(f[0], &tns) || prof_parse_i64(f[1], &pid) ||
-			    prof_parse_i64(f[2], &tid) || prof_parse_i64(f[4], &cpu) ||
-			    prof_parse_double(f[6], &w) || prof_parse_i64(f[7], &sid)) {
-				bad(&rd, lineno, "bad number in time_ns, pid, tid, cpu, weight or stack_id");
-				continue;
-			}
-			(void)cpu;
-			st->rows++;
-			/* Define or look up the stack (before filtering: later rows use it). */
-			if (f[8][0]) {
-				size_t before = prof_intern_count(&d.ids);
-				const char *s = f[8], *e = f[8] + strlen(f[8]);
-
-				idx = prof_intern(&d.ids, f[7], strlen(f[7]));
-				if (idx < before) {
-					bad(&rd, lineno, "stack_id defined twice");
-					continue;
-				}
-				PROF_GROW(d.off, idx + 1, d.cap);
-				d.depth = xreallocarray(d.depth, d.cap, sizeof(*d.depth));
-				d.off[idx] = d.pool_len;
-				depth = 0;
-				for (;;) {
-					const char *semi = memchr(s, ';', (size_t)(e - s));
-					const char *fe = semi ? semi : e;
-
-					PROF_GROW(d.pool, d.pool_len + 1, d.pool_cap);
-					d.pool[d.pool_len++] = prof_stacks_frame(t, s, (size_t)(fe - s));
-					depth++;
-					if (!semi)
-						break;
-					s = semi + 1;
-				}
-				d.depth[idx] = (uint32_t)depth;
-			} else {
-				idx = prof_intern_find(&d.ids, f[7], strlen(f[7]));
-				if (idx == UINT32_MAX) {
-					bad(&rd, lineno, "stack_id not defined by an earlier row");
-					continue;
-				}
-			}
-			/*
-			 * Event filter: the one given, else the first of the
-			 * header's list (rows of several events come in any
-			 * order), else the first row's.
-			 */
-			if (!st->event) {
-				st->event = prof_meta_list_item(prof_meta_get(&hdr, "event"), 0);
-				if (st->event && !*st->event) {
-					free(st->event);
-					st->event = NULL;
-				}
-			}
-			if (!st->event) {
-				st->event = xstrdup(f[5]);
-			} else if (strcmp(st->event, f[5]) != 0) {
-				st->other_samples++;
-				add_other(st, f[5]);
-				continue;
-			}
-			if (tns >= 0) {
-				if (!st->have_times || (uint64_t)tns < st->time_min_ns)
-					st->time_min_ns = (uint64_t)tns;
-				if (!st->have_times || (uint64_t)tns > st->time_max_ns)
-					st->time_max_ns = (uint64_t)tns;
-				st->have_times = 1;
-			}
-			if (opts->time_window &&
-			    (tns < 0 || (uint64_t)tns < opts->time_from_ns ||
-			     (opts->time_to_ns != UINT64_MAX && (uint64_t)tns >= opts->time_to_ns))) {
-				st->outside_time++;
-				continue;
-			}
-			/* Root frame(s): comm[-pid[/tid]], spaces -> '_', split at ';'. */
-			prof_buf_reset(&root);
-			prof_buf_addstr(&root, f[3]);
-			if (opts->include_tid)
-				prof_buf_addf(&root, "-%lld/%lld", (long long)pid, (long long)tid);
-			else if (opts->include_pid)
-				prof_buf_addf(&root, "-%lld", (long long)pid);
-			for (i = 0; i < root.len; i++)
-				if (root.data[i] == ' ')
-					root.data[i] = '_';
-			depth = 0;
-			{
-				const char *s = root.data ? root.data : "", *e = s + root.len;
-
-				for (;;) {
-					const char *semi = memchr(s, ';', (size_t)(e - s));
-					const char *fe = semi ? semi : e;
-
-					PROF_GROW(frames, depth + 1, frames_cap);
-					frames[depth++] = prof_stacks_frame(t, s, (size_t)(fe - s));
-					if (!semi)
-						break;
-					s = semi + 1;
-				}
-			}
-			PROF_GROW(frames, depth + d.depth[idx], frames_cap);
-			memcpy(frames + depth, d.pool + d.off[idx], d.depth[idx] * sizeof(*frames));
-			depth += d.depth[idx];
-			if (opts->counts)
-				w = 1;
-			{
-				prof_weight wr[PROF_STACKS_MAX_WEIGHTS] = { 0 };
-
-				wr[0] = w;
-				id = prof_stacks_add(t, frames, depth, wr);
-				if (opts->on_stack)
-					opts->on_stack(opts->on_stack_ctx, id, wr, 1);
-			}
-			st->samples++;
-		}
+		while ((line = prof_block_next_line(&pos, block + len, &n)) != NULL)
+			read_line(&rd, line, n, ++lineno);
 		prof_chunks_recycle(r, block);
 	}
-	finish_reports(&rd);
-	prof_meta_release(&hdr);
-	prof_intern_release(&d.ids);
-	free(d.off);
-	free(d.depth);
-	free(d.pool);
-	free(frames);
-	prof_buf_release(&root);
+	if (rd.malformed > MAX_REPORTED)
+		prof_input_warn(rd.name, 0, "%lu malformed lines in all", rd.malformed);
+	prof_meta_release(&rd.own_meta);
+	prof_intern_release(&rd.defs.ids);
+	free(rd.defs.off);
+	free(rd.defs.depth);
+	free(rd.defs.pool);
+	free(rd.frames);
+	prof_buf_release(&rd.root);
 	return rd.malformed || prof_chunks_failed(r) ? -1 : 0;
 }
 
