@@ -1,11 +1,11 @@
 #ifndef PROF_SAMPLES_TSV_H
 #define PROF_SAMPLES_TSV_H
 /*
- * Readers of proftools' own sample formats into a stack table, streaming
- * block by block (chunk.h): memory grows with the distinct stacks, not
- * with the input.
- *
- * profrec sample TSV (schema "profrec-samples", prof-formats.5):
+ * The reader of profrec's sample TSV (schema "profrec-samples",
+ * prof-formats.5) into a stack table, streaming block by block (chunk.h):
+ * memory grows with the distinct stacks, not with the input. Tools read
+ * profiles through formats/profile.h, which detects this format and
+ * calls this reader.
  *
  *     # source=profrec event=cpu-clock unit=ns ...
  *     time_ns pid tid comm cpu event weight stack_id stack     (tabs)
@@ -60,7 +60,11 @@ int prof_samples_detect(const char *buf, size_t len);
 
 /*
  * Read profrec TSV from r into t; its "#" metadata goes into meta (may be
- * NULL). Returns 0, or -1 if some line was malformed or the input failed.
+ * NULL). stats must be zeroed, except that stats->event (malloc'ed) may
+ * name the event to fold, ahead of opts->event_filter (the event an
+ * earlier input folded); release it with prof_samples_stats_release().
+ * Returns 0, or -1 if some line was malformed (reported) or the input
+ * failed.
  */
 int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 		      const struct prof_samples_opts *opts, struct prof_meta *meta,
