@@ -8,18 +8,19 @@
 #include "base/units.h"
 #include "base/xalloc.h"
 
-struct rank_ctx {
-	const struct prof_stacks *t;
+struct ranking {
+	const struct prof_stacks *t;	/* for the frame names */
 	int by_total;
 };
 
-static struct rank_ctx rank_ctx;
-
-static int cmp_rows(const void *a, const void *b)
+/* Rank by the chosen sum, then the other, then by name: a total order. */
+static int cmp_rows(const void *a, const void *b, void *arg)
 {
 	const struct prof_top_row *x = a, *y = b;
-	prof_weight x1 = rank_ctx.by_total ? x->total : x->self, y1 = rank_ctx.by_total ? y->total : y->self;
-	prof_weight x2 = rank_ctx.by_total ? x->self : x->total, y2 = rank_ctx.by_total ? y->self : y->total;
+	const struct prof_stacks *t = ((const struct ranking *)arg)->t;
+	int by_total = ((const struct ranking *)arg)->by_total;
+	prof_weight x1 = by_total ? x->total : x->self, y1 = by_total ? y->total : y->self;
+	prof_weight x2 = by_total ? x->self : x->total, y2 = by_total ? y->self : y->total;
 	size_t lx, ly, n;
 	const char *sx, *sy;
 	int c;
@@ -28,58 +29,76 @@ static int cmp_rows(const void *a, const void *b)
 		return x1 > y1 ? -1 : 1;
 	if (x2 != y2)
 		return x2 > y2 ? -1 : 1;
-	sx = prof_stacks_frame_name(rank_ctx.t, x->frame, &lx);
-	sy = prof_stacks_frame_name(rank_ctx.t, y->frame, &ly);
+	sx = prof_stacks_frame_name(t, x->frame, &lx);
+	sy = prof_stacks_frame_name(t, y->frame, &ly);
 	n = lx < ly ? lx : ly;
 	c = memcmp(sx, sy, n);
 	return c ? c : (lx > ly) - (lx < ly);
 }
 
-struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total, size_t *n,
-				      prof_weight *grand)
+void prof_top_sums(struct prof_top_sums *s, const struct prof_stacks *t, size_t column)
 {
-	size_t nf = prof_intern_count(&t->frames), id, i, k = 0;
-	prof_weight *self = xcalloc(nf ? nf : 1, sizeof(*self));
-	prof_weight *total = xcalloc(nf ? nf : 1, sizeof(*total));
-	int sat = 0;
+	size_t nf = prof_intern_count(&t->frames), id, i;
 	size_t *seen = xcalloc(nf ? nf : 1, sizeof(*seen));	/* stack id + 1 */
-	struct prof_top_row *rows;
+	int sat = 0;
 
-	*grand = 0;
-	for (id = 0; id < prof_stacks_count(t); id++) {
+	s->nframes = nf;
+	s->self = xcalloc(nf ? nf : 1, sizeof(*s->self));
+	s->total = xcalloc(nf ? nf : 1, sizeof(*s->total));
+	s->grand = 0;
+	for (id = 0; id < prof_stacks_count(t) && column < t->nweights; id++) {
 		size_t depth;
 		const uint32_t *f = prof_stacks_frames(t, (uint32_t)id, &depth);
-		prof_weight w = prof_stacks_weights(t, (uint32_t)id)[0];
+		prof_weight w = prof_stacks_weights(t, (uint32_t)id)[column];
 
 		if (w == 0 || depth == 0)
 			continue;
-		sat |= prof_weight_add(grand, w);
-		sat |= prof_weight_add(&self[f[depth - 1]], w);
+		sat |= prof_weight_add(&s->grand, w);
+		sat |= prof_weight_add(&s->self[f[depth - 1]], w);
 		for (i = 0; i < depth; i++) {
+			/* once per stack: a recursive function is not counted twice */
 			if (seen[f[i]] != id + 1) {
 				seen[f[i]] = id + 1;
-				sat |= prof_weight_add(&total[f[i]], w);
+				sat |= prof_weight_add(&s->total[f[i]], w);
 			}
 		}
 	}
 	if (sat)
 		prof_weight_saturated("the total");
-	rows = xmalloc((nf ? nf : 1) * sizeof(*rows));
-	for (i = 0; i < nf; i++) {
-		if (total[i] == 0)
+	free(seen);
+}
+
+void prof_top_sums_release(struct prof_top_sums *s)
+{
+	free(s->self);
+	free(s->total);
+	memset(s, 0, sizeof(*s));
+}
+
+struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total, size_t *n,
+				      prof_weight *grand)
+{
+	struct prof_top_sums s;
+	struct prof_top_row *rows;
+	struct ranking rank;
+	size_t i, k = 0;
+
+	prof_top_sums(&s, t, 0);
+	rows = xmalloc((s.nframes ? s.nframes : 1) * sizeof(*rows));
+	for (i = 0; i < s.nframes; i++) {
+		if (s.total[i] == 0)
 			continue;
 		rows[k].frame = (uint32_t)i;
-		rows[k].self = self[i];
-		rows[k].total = total[i];
+		rows[k].self = s.self[i];
+		rows[k].total = s.total[i];
 		k++;
 	}
-	rank_ctx.t = t;
-	rank_ctx.by_total = by_total;
-	qsort(rows, k, sizeof(*rows), cmp_rows);
-	free(self);
-	free(total);
-	free(seen);
+	rank.t = t;
+	rank.by_total = by_total;
+	qsort_r(rows, k, sizeof(*rows), cmp_rows, &rank);
+	*grand = s.grand;
 	*n = k;
+	prof_top_sums_release(&s);
 	return rows;
 }
 
@@ -153,7 +172,7 @@ uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth_out, prof
 	return path;
 }
 
-static void fmt_value(char *buf, size_t n, prof_weight v, const char *unit, int human)
+void prof_top_format_value(char *buf, size_t n, prof_weight v, const char *unit, int human)
 {
 	if (human && unit && strcmp(unit, "ns") == 0)
 		prof_fmt_duration(buf, n, (double)(v / 1e9L));
@@ -173,86 +192,124 @@ static void add_name(struct prof_buf *b, const char *s, size_t len)
 	}
 }
 
+/* What both report forms show. */
+struct report {
+	const struct prof_stacks *t;
+	const struct prof_top_opts *opts;
+	struct prof_top_row *rows;
+	size_t nrows;
+	prof_weight grand;
+	struct prof_buf path;		/* the hottest path's names, joined */
+	size_t path_depth;
+	prof_weight path_weight;
+};
+
+static double share_pct(const struct report *rp, prof_weight v)
+{
+	return rp->grand > 0 ? (double)(100 * v / rp->grand) : 0.0;
+}
+
+static void write_human(const struct report *rp, struct prof_buf *b)
+{
+	const struct prof_top_opts *opts = rp->opts;
+	int other_unit = opts->unit && strcmp(opts->unit, "ns") != 0;
+	char v1[64], v2[64];
+	size_t i;
+
+	prof_top_format_value(v1, sizeof(v1), rp->grand, opts->unit, 1);
+	prof_buf_addf(b, "top %zu function%s by %s weight (total %s%s%s)\n", rp->nrows,
+		      rp->nrows == 1 ? "" : "s", opts->by_total ? "total" : "self", v1,
+		      other_unit ? " " : "", other_unit ? opts->unit : "");
+	prof_buf_addf(b, "%4s  %10s %7s  %10s %7s  %s\n", "rank", "self", "self%", "total",
+		      "total%", "function");
+	for (i = 0; i < rp->nrows; i++) {
+		const struct prof_top_row *row = &rp->rows[i];
+		size_t len;
+		const char *s = prof_stacks_frame_name(rp->t, row->frame, &len);
+
+		prof_top_format_value(v1, sizeof(v1), row->self, opts->unit, 1);
+		prof_top_format_value(v2, sizeof(v2), row->total, opts->unit, 1);
+		prof_buf_addf(b, "%4zu  %10s %6.2f%%  %10s %6.2f%%  ", i + 1, v1,
+			      share_pct(rp, row->self), v2, share_pct(rp, row->total));
+		add_name(b, s, len);
+		if (share_pct(rp, row->self) >= opts->threshold_pct)
+			prof_buf_addf(b, "  <- hot (self >= %g%%)", opts->threshold_pct);
+		prof_buf_addch(b, '\n');
+	}
+	if (rp->path_depth) {
+		prof_buf_addf(b, "hottest path (%.2f%%): ", share_pct(rp, rp->path_weight));
+		prof_buf_add(b, rp->path.data, rp->path.len);
+		prof_buf_addch(b, '\n');
+	}
+}
+
+static void write_tsv(const struct report *rp, const struct prof_meta *meta, struct prof_buf *b)
+{
+	const struct prof_top_opts *opts = rp->opts;
+	struct prof_meta m = PROF_META_INIT;
+	char v1[64], v2[64];
+	size_t i;
+
+	if (meta)
+		prof_meta_merge(&m, meta);
+	prof_format_count(v1, rp->grand);
+	prof_meta_set(&m, "total", v1);
+	prof_meta_setf(&m, "threshold_pct", "%g", opts->threshold_pct);
+	prof_meta_set(&m, "sort", opts->by_total ? "total" : "self");
+	if (rp->path_depth) {
+		prof_meta_set(&m, "hot_path", prof_buf_cstr(&rp->path));
+		prof_meta_setf(&m, "hot_path_pct", "%.2f", share_pct(rp, rp->path_weight));
+	}
+	prof_meta_format(&m, b);
+	prof_meta_release(&m);
+	prof_buf_addstr(b, "rank\tfunction\tself\tself_pct\ttotal\ttotal_pct\tflag\n");
+	for (i = 0; i < rp->nrows; i++) {
+		const struct prof_top_row *row = &rp->rows[i];
+		size_t len;
+		const char *s = prof_stacks_frame_name(rp->t, row->frame, &len);
+
+		prof_buf_addf(b, "%zu\t", i + 1);
+		add_name(b, s, len);
+		prof_format_count(v1, row->self);
+		prof_format_count(v2, row->total);
+		prof_buf_addf(b, "\t%s\t%.2f\t%s\t%.2f\t%s\n", v1, share_pct(rp, row->self), v2,
+			      share_pct(rp, row->total),
+			      share_pct(rp, row->self) >= opts->threshold_pct ? "hot" : "");
+	}
+}
+
 int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts,
 		   const struct prof_meta *meta, struct prof_output *o)
 {
-	struct prof_buf b = PROF_BUF_INIT, path_text = PROF_BUF_INIT;
-	struct prof_meta m = PROF_META_INIT;
-	size_t nrows, i, depth;
-	prof_weight grand, path_w;
-	struct prof_top_row *rows = prof_top_compute(t, opts->by_total, &nrows, &grand);
-	uint32_t *path = prof_top_hot_path(t, &depth, &path_w);
-	char v1[64], v2[64];
+	struct prof_buf b = PROF_BUF_INIT;
+	struct report rp;
+	uint32_t *path;
+	size_t i;
 	int r;
 
-	if (opts->n && nrows > opts->n)
-		nrows = opts->n;
-	for (i = 0; i < depth; i++) {
+	memset(&rp, 0, sizeof(rp));
+	rp.t = t;
+	rp.opts = opts;
+	rp.rows = prof_top_compute(t, opts->by_total, &rp.nrows, &rp.grand);
+	if (opts->n && rp.nrows > opts->n)
+		rp.nrows = opts->n;
+	path = prof_top_hot_path(t, &rp.path_depth, &rp.path_weight);
+	for (i = 0; i < rp.path_depth; i++) {
 		size_t len;
 		const char *s = prof_stacks_frame_name(t, path[i], &len);
 
 		if (i)
-			prof_buf_add(&path_text, opts->human ? " > " : ";", opts->human ? 3 : 1);
-		add_name(&path_text, s, len);
+			prof_buf_addstr(&rp.path, opts->human ? " > " : ";");
+		add_name(&rp.path, s, len);
 	}
-#define PCT(v) (grand > 0 ? (double)(100 * (v) / grand) : 0.0)
-	if (opts->human) {
-		fmt_value(v1, sizeof(v1), grand, opts->unit, 1);
-		prof_buf_addf(&b, "top %zu function%s by %s weight (total %s%s%s)\n", nrows,
-			      nrows == 1 ? "" : "s", opts->by_total ? "total" : "self", v1,
-			      opts->unit && strcmp(opts->unit, "ns") ? " " : "",
-			      opts->unit && strcmp(opts->unit, "ns") ? opts->unit : "");
-		prof_buf_addf(&b, "%4s  %10s %7s  %10s %7s  %s\n", "rank", "self", "self%", "total",
-			      "total%", "function");
-		for (i = 0; i < nrows; i++) {
-			size_t len;
-			const char *s = prof_stacks_frame_name(t, rows[i].frame, &len);
-
-			fmt_value(v1, sizeof(v1), rows[i].self, opts->unit, 1);
-			fmt_value(v2, sizeof(v2), rows[i].total, opts->unit, 1);
-			prof_buf_addf(&b, "%4zu  %10s %6.2f%%  %10s %6.2f%%  ", i + 1, v1,
-				      PCT(rows[i].self), v2, PCT(rows[i].total));
-			add_name(&b, s, len);
-			if (PCT(rows[i].self) >= opts->threshold_pct)
-				prof_buf_addf(&b, "  <- hot (self >= %g%%)", opts->threshold_pct);
-			prof_buf_addch(&b, '\n');
-		}
-		if (depth) {
-			prof_buf_addf(&b, "hottest path (%.2f%%): ", PCT(path_w));
-			prof_buf_add(&b, path_text.data, path_text.len);
-			prof_buf_addch(&b, '\n');
-		}
-	} else {
-		if (meta)
-			prof_meta_merge(&m, meta);
-		prof_meta_setf(&m, "total", "%s", (prof_format_count(v1, grand), v1));
-		prof_meta_setf(&m, "threshold_pct", "%g", opts->threshold_pct);
-		prof_meta_set(&m, "sort", opts->by_total ? "total" : "self");
-		if (depth) {
-			prof_meta_set(&m, "hot_path", prof_buf_cstr(&path_text));
-			prof_meta_setf(&m, "hot_path_pct", "%.2f", PCT(path_w));
-		}
-		prof_meta_format(&m, &b);
-		prof_buf_addstr(&b, "rank\tfunction\tself\tself_pct\ttotal\ttotal_pct\tflag\n");
-		for (i = 0; i < nrows; i++) {
-			size_t len;
-			const char *s = prof_stacks_frame_name(t, rows[i].frame, &len);
-
-			prof_buf_addf(&b, "%zu\t", i + 1);
-			add_name(&b, s, len);
-			prof_format_count(v1, rows[i].self);
-			prof_format_count(v2, rows[i].total);
-			prof_buf_addf(&b, "\t%s\t%.2f\t%s\t%.2f\t%s\n", v1, PCT(rows[i].self), v2,
-				      PCT(rows[i].total),
-				      PCT(rows[i].self) >= opts->threshold_pct ? "hot" : "");
-		}
-	}
-#undef PCT
+	if (opts->human)
+		write_human(&rp, &b);
+	else
+		write_tsv(&rp, meta, &b);
 	r = prof_output_write(o, b.data ? b.data : "", b.len);
 	prof_buf_release(&b);
-	prof_buf_release(&path_text);
-	prof_meta_release(&m);
-	free(rows);
+	prof_buf_release(&rp.path);
+	free(rp.rows);
 	free(path);
 	return r;
 }

@@ -13,6 +13,13 @@
  * TSV output follows schema "proffold-top" (prof-formats.5), after one
  * "# key=value" line (unit, total, threshold_pct, sort, hot_path,
  * hot_path_pct). The human form is aligned text for a terminal.
+ *
+ * The self/total definitions live in prof_top_sums() only, so every tool
+ * that ranks functions (proffold --top, profcmp's per-function table)
+ * agrees. To compare two profiles, put them in the columns of one table
+ * (prof_stacks_merge_column()): frame ids are then shared, and the sums
+ * of column 0 and column 1 line up by frame id. Nothing here keeps
+ * global state: calls on different tables may run in parallel.
  */
 #include <stddef.h>
 #include "core/meta.h"
@@ -35,6 +42,27 @@ struct prof_top_row {
 };
 
 /*
+ * Per-function sums of one weight column, indexed by frame id (the
+ * frame ids of the table; names via prof_stacks_frame_name()).
+ */
+struct prof_top_sums {
+	prof_weight *self;	/* weight of the stacks the frame ends */
+	prof_weight *total;	/* weight of the stacks it appears in, once per stack */
+	size_t nframes;		/* entries in self and total */
+	prof_weight grand;	/* weight of all stacks */
+};
+
+/*
+ * Fill s with the sums of t's weight column column (all zero when t has
+ * no such column). Sums above 2^64-1 saturate, said once
+ * (prof_weight_saturated()). Release with prof_top_sums_release().
+ */
+void prof_top_sums(struct prof_top_sums *s, const struct prof_stacks *t, size_t column);
+
+/* Free the arrays of s; s is zeroed. */
+void prof_top_sums_release(struct prof_top_sums *s);
+
+/*
  * Compute the rows of t (weight column 0), ranked as opts says; all
  * functions with a nonzero total. Returns a malloc'ed array of *n rows
  * (caller frees) and the grand total in *grand. Sums above 2^64-1
@@ -48,6 +76,13 @@ struct prof_top_row *prof_top_compute(const struct prof_stacks *t, int by_total,
  * length in *depth and its weight in *weight. NULL if t is empty.
  */
 uint32_t *prof_top_hot_path(const struct prof_stacks *t, size_t *depth, prof_weight *weight);
+
+/*
+ * Format a weight as the report does into buf (n bytes, 32 at least):
+ * with human set and unit "ns" a duration (prof_fmt_duration(): "3.2 ms"),
+ * else the exact count (prof_format_count()).
+ */
+void prof_top_format_value(char *buf, size_t n, prof_weight v, const char *unit, int human);
 
 /*
  * Write the report of t to o. meta (may be NULL) is copied into the TSV
