@@ -170,3 +170,34 @@ uint64_t prof_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+char *prof_fmt_number(char *buf, size_t n, double v, int sig)
+{
+	int decimals;
+	size_t len;
+
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, n, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+		return buf;
+	}
+	if (v == floor(v) && fabs(v) < 1e18) {
+		snprintf(buf, n, "%.0f", v);
+		return buf;
+	}
+	decimals = sig - 1 - (int)floor(log10(fabs(v)));
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 12)
+		decimals = 12;
+	snprintf(buf, n, "%.*f", decimals, v);
+	len = strlen(buf);
+	if (strchr(buf, '.')) {
+		while (len && buf[len - 1] == '0')
+			buf[--len] = '\0';
+		if (len && buf[len - 1] == '.')
+			buf[--len] = '\0';
+	}
+	if (!strcmp(buf, "-0"))
+		snprintf(buf, n, "0");
+	return buf;
+}

@@ -40,6 +40,15 @@ char *prof_fmt_bytes(char *buf, size_t n, double bytes);
 /* Format seconds: "850 ns", "12.5 us", "3.20 ms", "1.25 s", "2m05s". Returns buf. */
 char *prof_fmt_duration(char *buf, size_t n, double seconds);
 
+/*
+ * Format a measured value in plain decimal, never with an exponent:
+ * integers with all their digits (up to 1e18), other values with about
+ * sig significant digits (at most 12 decimals) and no trailing zeros:
+ * 1039.6, 0.000123, -12.5. NAN and infinities as "nan", "inf", "-inf".
+ * Returns buf.
+ */
+char *prof_fmt_number(char *buf, size_t n, double v, int sig);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t prof_now_ns(void);
 

@@ -1,0 +1,639 @@
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/units.h"
+#include "base/xalloc.h"
+#include "core/intern.h"
+#include "compare/table.h"
+#include "formats/tsv.h"
+#include "io/input.h"
+#include "io/output.h"
+
+/* ---- reading ---- */
+
+/* Split a line at tabs, or at runs of blanks when it has no tab. */
+static size_t split_fields(char *line, size_t len, char **fields, size_t max)
+{
+	size_t n = 0;
+	char *p = line, *end = line + len;
+
+	if (memchr(line, '\t', len))
+		return prof_tsv_split(line, len, fields, max);
+	while (p < end) {
+		while (p < end && isblank((unsigned char)*p))
+			p++;
+		if (p == end)
+			break;
+		if (n < max)
+			fields[n] = p;
+		n++;
+		while (p < end && !isblank((unsigned char)*p))
+			p++;
+		if (p < end)
+			*p++ = '\0';
+	}
+	return n;
+}
+
+static int cell_is_number(const char *s)
+{
+	double v;
+
+	return *s && prof_parse_double(s, &v) == 0;
+}
+
+/* The next line of text[*pos..len), NUL-terminated in place, or NULL. */
+static char *next_line(char *text, size_t len, size_t *pos, size_t *line_len)
+{
+	char *line, *nl;
+
+	if (*pos >= len)
+		return NULL;
+	line = text + *pos;
+	nl = memchr(line, '\n', len - *pos);
+	*line_len = nl ? (size_t)(nl - line) : len - *pos;
+	*pos += *line_len + 1;
+	line[*line_len] = '\0';
+	if (*line_len && line[*line_len - 1] == '\r')
+		line[--*line_len] = '\0';
+	return line;
+}
+
+/* Take the first line's fields as the header, or name the columns 1..n. */
+static void set_header(struct prof_table *t, char **fields, size_t n, int *header_is_row)
+{
+	size_t i;
+
+	*header_is_row = 0;
+	for (i = 0; i < n; i++)
+		if (cell_is_number(fields[i]))
+			*header_is_row = 1;
+	t->ncols = n;
+	t->cols = xcalloc(n, sizeof(*t->cols));
+	for (i = 0; i < n; i++) {
+		if (*header_is_row)
+			t->cols[i] = xasprintf("%zu", i + 1);
+		else
+			t->cols[i] = xstrdup(fields[i]);
+	}
+}
+
+static void add_row(struct prof_table *t, char **fields, unsigned long lineno, size_t *cap)
+{
+	if (t->nrows == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		t->cells = xreallocarray(t->cells, *cap * t->ncols, sizeof(*t->cells));
+		t->lines = xreallocarray(t->lines, *cap, sizeof(*t->lines));
+	}
+	memcpy(t->cells + t->nrows * t->ncols, fields, t->ncols * sizeof(*fields));
+	t->lines[t->nrows++] = lineno;
+}
+
+int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
+{
+	size_t len, pos = 0, line_len, cap = 0, nf, max = 0;
+	unsigned long lineno = 0;
+	char *line, **fields = NULL;
+
+	memset(t, 0, sizeof(*t));
+	*bad = 0;
+	t->name = xstrdup(!path || !strcmp(path, "-") ? "<stdin>" : path);
+	t->text = prof_read_file(path, &len);
+	if (!t->text)
+		return -1;
+	while ((line = next_line(t->text, len, &pos, &line_len))) {
+		lineno++;
+		if (!t->cols && prof_meta_is_line(line, line_len)) {
+			prof_meta_parse_line(&t->meta, line, line_len);
+			continue;
+		}
+		if (!line_len && !t->cols)
+			continue;
+		if (max == 0) {
+			max = 1 + line_len / 2 + 1;	/* enough for any line: fields need a separator */
+			fields = xcalloc(max, sizeof(*fields));
+		}
+		nf = split_fields(line, line_len, fields, max);
+		if (nf > max) {
+			max = nf;
+			fields = xreallocarray(fields, max, sizeof(*fields));
+			nf = split_fields(line, line_len, fields, max);
+		}
+		if (!t->cols) {
+			int header_is_row;
+
+			set_header(t, fields, nf, &header_is_row);
+			if (!header_is_row)
+				continue;
+		}
+		if (nf != t->ncols) {
+			prof_input_warn(t->name, lineno, "%zu field%s, expected %zu", nf,
+					nf == 1 ? "" : "s", t->ncols);
+			++*bad;
+			continue;
+		}
+		add_row(t, fields, lineno, &cap);
+	}
+	free(fields);
+	if (!t->nrows) {
+		prof_input_warn(t->name, 0, "no rows to compare");
+		return -1;
+	}
+	return 0;
+}
+
+void prof_table_release(struct prof_table *t)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->cols[i]);
+	free(t->cols);
+	free(t->cells);
+	free(t->lines);
+	free(t->text);
+	free(t->name);
+	prof_meta_release(&t->meta);
+	memset(t, 0, sizeof(*t));
+}
+
+int prof_table_column(const struct prof_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (!strcmp(t->cols[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* ---- which column is what ---- */
+
+int prof_metric_higher_better(const char *name)
+{
+	static const char *const better[] = {
+		"per_s", "ratio", "speed", "throughput", "ops", "score", "hits",
+		"util", "bandwidth", "iops", NULL
+	};
+
+	for (size_t i = 0; better[i]; i++)
+		if (strstr(name, better[i]))
+			return 1;
+	return 0;
+}
+
+static int name_in(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(name, list[i]))
+			return 1;
+	return 0;
+}
+
+/* Columns that are neither keys nor measurements. */
+static int column_ignored(const char *name)
+{
+	static const char *const ignored[] = {
+		"status", "flags", "flag", "verdict", "rank", "run", "pid", "tid", NULL
+	};
+
+	return name_in(name, ignored);
+}
+
+/* Numeric columns that name a configuration, not a measurement. */
+static int column_configures(const char *name)
+{
+	static const char *const config[] = {
+		"level", "block_bytes", "threads", "jobs", "gpu", "cpu", NULL
+	};
+
+	return name_in(name, config);
+}
+
+static int column_numeric(const struct prof_table *t, int c)
+{
+	int any = 0;
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *s = t->cells[r * t->ncols + (size_t)c];
+
+		if (!*s || !strcmp(s, "-"))
+			continue;	/* not available */
+		if (!cell_is_number(s))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* A comma-separated list of column names, each a column of both tables. */
+static int names_from_list(const struct prof_table *base, const struct prof_table *new,
+			   const char *list, char ***names, size_t *n)
+{
+	size_t i = 0;
+	char *item;
+
+	while ((item = prof_meta_list_item(list, i++))) {
+		const struct prof_table *missing = prof_table_column(base, item) < 0 ? base :
+						   prof_table_column(new, item) < 0 ? new : NULL;
+
+		if (missing) {
+			prof_warn("no column '%s' in %s", item, missing->name);
+			free(item);
+			return -1;
+		}
+		*names = xreallocarray(*names, *n + 1, sizeof(**names));
+		(*names)[(*n)++] = item;
+	}
+	return 0;
+}
+
+/* The default keys (want_keys) or metrics: columns of both tables. */
+static void default_names(const struct prof_table *base, const struct prof_table *new,
+			  int want_keys, char ***names, size_t *n)
+{
+	for (size_t c = 0; c < base->ncols; c++) {
+		const char *name = base->cols[c];
+		int cn = prof_table_column(new, name), is_key;
+
+		if (cn < 0 || column_ignored(name))
+			continue;
+		is_key = column_configures(name) || !column_numeric(base, (int)c) ||
+			 !column_numeric(new, cn);
+		if (is_key != want_keys)
+			continue;
+		*names = xreallocarray(*names, *n + 1, sizeof(**names));
+		(*names)[(*n)++] = xstrdup(name);
+	}
+}
+
+static int name_listed(const char *list, const char *name)
+{
+	return list && prof_meta_list_index(list, name) >= 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ---- grouping rows by key ---- */
+
+/* The key of row r: its key cells joined by ','. */
+static char *row_key(const struct prof_table *t, size_t r, const int *key_cols, size_t nkeys)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+
+	for (size_t k = 0; k < nkeys; k++) {
+		if (k)
+			prof_buf_addch(&b, ',');
+		prof_buf_addstr(&b, t->cells[r * t->ncols + (size_t)key_cols[k]]);
+	}
+	return prof_buf_detach(&b, NULL);
+}
+
+/* One side's values of one metric for one key. */
+struct runs {
+	double *v;
+	size_t n;
+};
+
+struct group {
+	char *key;
+	struct runs *base, *new;	/* one per metric */
+};
+
+struct grouping {
+	struct prof_intern keys;	/* key text -> group index */
+	struct group *g;
+	size_t n, cap;
+	size_t nmetrics;
+};
+
+static struct group *group_for(struct grouping *gr, char *key)
+{
+	uint32_t id = prof_intern(&gr->keys, key, strlen(key));
+
+	if (id < gr->n) {
+		free(key);
+		return &gr->g[id];
+	}
+	if (gr->n == gr->cap) {
+		gr->cap = gr->cap ? gr->cap * 2 : 32;
+		gr->g = xreallocarray(gr->g, gr->cap, sizeof(*gr->g));
+	}
+	gr->g[gr->n].key = key;
+	gr->g[gr->n].base = xcalloc(gr->nmetrics, sizeof(struct runs));
+	gr->g[gr->n].new = xcalloc(gr->nmetrics, sizeof(struct runs));
+	return &gr->g[gr->n++];
+}
+
+static void runs_add(struct runs *r, const char *cell)
+{
+	double v;
+
+	if (prof_parse_double(cell, &v) < 0)
+		return;		/* "-" or empty: not available */
+	r->v = xreallocarray(r->v, r->n + 1, sizeof(*r->v));
+	r->v[r->n++] = v;
+}
+
+/* Add every row of t to the grouping (new_side: the new table's runs). */
+static int group_rows(struct grouping *gr, const struct prof_table *t, char **keys, size_t nkeys,
+		      char **metrics, int new_side)
+{
+	int *kc = xcalloc(nkeys ? nkeys : 1, sizeof(*kc)), *mc = xcalloc(gr->nmetrics, sizeof(*mc));
+
+	for (size_t k = 0; k < nkeys; k++)
+		kc[k] = prof_table_column(t, keys[k]);
+	for (size_t m = 0; m < gr->nmetrics; m++)
+		mc[m] = prof_table_column(t, metrics[m]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		struct group *g = group_for(gr, row_key(t, r, kc, nkeys));
+
+		for (size_t m = 0; m < gr->nmetrics; m++)
+			runs_add(new_side ? &g->new[m] : &g->base[m], t->cells[r * t->ncols + (size_t)mc[m]]);
+	}
+	free(kc);
+	free(mc);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Minimum, median and maximum of r (r->n > 0). */
+static void summarize(struct runs *r, double *min, double *median, double *max)
+{
+	qsort(r->v, r->n, sizeof(*r->v), cmp_double);
+	*min = r->v[0];
+	*max = r->v[r->n - 1];
+	*median = r->n % 2 ? r->v[r->n / 2] : (r->v[r->n / 2 - 1] + r->v[r->n / 2]) / 2;
+}
+
+static void judge(struct prof_table_change *c)
+{
+	double delta = c->new_median - c->base_median;
+	double spread = fmax(c->base_max - c->base_min, c->new_max - c->new_min);
+
+	c->change_pct = c->base_median != 0 ? delta / fabs(c->base_median) * 100 : NAN;
+	c->spread_pct = c->base_median != 0 ? spread / fabs(c->base_median) * 100 : 0;
+	if (delta == 0)
+		c->verdict = PROF_CHANGE_SAME;
+	else if (fabs(delta) <= spread)
+		c->verdict = PROF_CHANGE_NOISE;
+	else
+		c->verdict = (delta > 0) == (c->higher_better != 0) ? PROF_CHANGE_BETTER
+								   : PROF_CHANGE_WORSE;
+}
+
+static void fill_change(struct prof_table_change *c, const struct group *g, size_t m,
+			const char *metric, int higher_better)
+{
+	memset(c, 0, sizeof(*c));
+	c->key = xstrdup(g->key);
+	c->metric = metric;
+	c->higher_better = higher_better;
+	c->base_runs = g->base[m].n;
+	c->new_runs = g->new[m].n;
+	c->base_min = c->base_median = c->base_max = NAN;
+	c->new_min = c->new_median = c->new_max = NAN;
+	c->change_pct = NAN;
+	if (c->base_runs)
+		summarize(&g->base[m], &c->base_min, &c->base_median, &c->base_max);
+	if (c->new_runs)
+		summarize(&g->new[m], &c->new_min, &c->new_median, &c->new_max);
+	if (!c->base_runs)
+		c->verdict = PROF_CHANGE_ADDED;
+	else if (!c->new_runs)
+		c->verdict = PROF_CHANGE_REMOVED;
+	else
+		judge(c);
+}
+
+/* The largest changes first; ties by key, then metric. */
+static int cmp_change(const void *a, const void *b)
+{
+	const struct prof_table_change *x = a, *y = b;
+	double mx = isnan(x->change_pct) ? -1 : fabs(x->change_pct);
+	double my = isnan(y->change_pct) ? -1 : fabs(y->change_pct);
+	int c;
+
+	if (mx != my)
+		return mx > my ? -1 : 1;
+	c = strcmp(x->key, y->key);
+	return c ? c : strcmp(x->metric, y->metric);
+}
+
+static void grouping_free(struct grouping *gr)
+{
+	for (size_t i = 0; i < gr->n; i++) {
+		for (size_t m = 0; m < gr->nmetrics; m++) {
+			free(gr->g[i].base[m].v);
+			free(gr->g[i].new[m].v);
+		}
+		free(gr->g[i].base);
+		free(gr->g[i].new);
+		free(gr->g[i].key);
+	}
+	free(gr->g);
+	prof_intern_release(&gr->keys);
+}
+
+/* The metric names as the base table spells them (they outlive the call). */
+static const char *base_column_name(const struct prof_table *base, const char *name)
+{
+	return base->cols[prof_table_column(base, name)];
+}
+
+static int choose_columns(const struct prof_table *base, const struct prof_table *new,
+			  const struct prof_table_compare_opts *o, char ***keys, size_t *nkeys,
+			  char ***metrics, size_t *nmetrics)
+{
+	if (o->keys ? names_from_list(base, new, o->keys, keys, nkeys) < 0
+		    : (default_names(base, new, 1, keys, nkeys), 0))
+		return -1;
+	if (o->metrics) {
+		if (names_from_list(base, new, o->metrics, metrics, nmetrics) < 0)
+			return -1;
+	} else {
+		char **all = NULL;
+		size_t nall = 0;
+
+		default_names(base, new, 0, &all, &nall);
+		for (size_t i = 0; i < nall; i++) {
+			if (o->keys && prof_meta_list_index(o->keys, all[i]) >= 0) {
+				free(all[i]);
+				continue;
+			}
+			*metrics = xreallocarray(*metrics, *nmetrics + 1, sizeof(**metrics));
+			(*metrics)[(*nmetrics)++] = all[i];
+		}
+		free(all);
+	}
+	if (!*nmetrics) {
+		prof_warn("%s: no numeric column to compare (name them with --metric)", base->name);
+		return -1;
+	}
+	return 0;
+}
+
+int prof_table_compare(const struct prof_table *base, const struct prof_table *new,
+		       const struct prof_table_compare_opts *o,
+		       struct prof_table_change **out, size_t *n)
+{
+	char **keys = NULL, **metrics = NULL;
+	size_t nkeys = 0, nmetrics = 0, count = 0;
+	struct grouping gr = { .nmetrics = 0 };
+	struct prof_table_change *c;
+	int rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (choose_columns(base, new, o, &keys, &nkeys, &metrics, &nmetrics) < 0)
+		goto out;
+	gr.nmetrics = nmetrics;
+	prof_intern_init(&gr.keys);
+	group_rows(&gr, base, keys, nkeys, metrics, 0);
+	group_rows(&gr, new, keys, nkeys, metrics, 1);
+	c = xcalloc(gr.n * nmetrics + 1, sizeof(*c));
+	for (size_t i = 0; i < gr.n; i++)
+		for (size_t m = 0; m < nmetrics; m++) {
+			const char *name = base_column_name(base, metrics[m]);
+			int higher = name_listed(o->higher_better, name) ? 1 :
+				     name_listed(o->lower_better, name) ? 0 :
+				     prof_metric_higher_better(name);
+
+			if (!gr.g[i].base[m].n && !gr.g[i].new[m].n)
+				continue;	/* "-" on both sides */
+			fill_change(&c[count], &gr.g[i], m, name, higher);
+			if (!isnan(c[count].change_pct) &&
+			    fabs(c[count].change_pct) < o->min_delta_pct) {
+				free(c[count].key);
+				continue;
+			}
+			count++;
+		}
+	qsort(c, count, sizeof(*c), cmp_change);
+	*out = c;
+	*n = count;
+	rc = 0;
+out:
+	grouping_free(&gr);
+	free_names(keys, nkeys);
+	free_names(metrics, nmetrics);
+	return rc;
+}
+
+void prof_table_changes_free(struct prof_table_change *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(c[i].key);
+	free(c);
+}
+
+const char *prof_change_verdict_name(enum prof_change_verdict v)
+{
+	static const char *const names[] = { "worse", "better", "noise", "same", "added", "removed" };
+
+	return (size_t)v < sizeof(names) / sizeof(*names) ? names[v] : "?";
+}
+
+/* ---- writing ---- */
+
+/* A value, or "" when absent (TSV) / "-" (human). */
+static const char *num(char *buf, size_t n, double v, const char *absent)
+{
+	if (isnan(v))
+		return absent;
+	return prof_fmt_number(buf, n, v, 6);
+}
+
+static const char *pct(char *buf, size_t n, double v, const char *absent)
+{
+	if (isnan(v))
+		return absent;
+	snprintf(buf, n, "%+.1f%%", v);
+	return buf;
+}
+
+static const char *spread(char *buf, size_t n, double v)
+{
+	if (!(v > 0))
+		return "-";
+	snprintf(buf, n, "%.1f%%", v);
+	return buf;
+}
+
+static int write_tsv(const struct prof_table_change *c, size_t n, const struct prof_meta *meta,
+		     struct prof_output *o)
+{
+	const struct prof_tsv_schema *s = prof_tsv_schema_find("profcmp-table");
+	struct prof_buf b = PROF_BUF_INIT;
+	char v[8][48];
+
+	if (meta && meta->count) {
+		prof_meta_format(meta, &b);
+		prof_output_write(o, b.data, b.len);
+	}
+	prof_buf_release(&b);
+	prof_output_puts(o, prof_tsv_header(s));
+	for (size_t i = 0; i < n; i++) {
+		double ratio = c[i].base_median != 0 ? c[i].new_median / c[i].base_median : NAN;
+
+		prof_output_printf(o, "%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\n",
+				   c[i].key, c[i].metric, c[i].higher_better ? "higher" : "lower",
+				   num(v[0], 48, c[i].base_median, ""), num(v[1], 48, c[i].base_min, ""),
+				   c[i].base_runs,
+				   num(v[2], 48, c[i].new_median, ""), num(v[3], 48, c[i].new_min, ""),
+				   c[i].new_runs,
+				   num(v[4], 48, ratio, ""),
+				   num(v[5], 48, isnan(c[i].change_pct) ? NAN : round(c[i].change_pct * 100) / 100, ""),
+				   num(v[6], 48, round(c[i].spread_pct * 100) / 100, ""),
+				   prof_change_verdict_name(c[i].verdict));
+	}
+	return 0;
+}
+
+static int write_human(const struct prof_table_change *c, size_t n, struct prof_output *o)
+{
+	size_t kw = 3, mw = 6;
+	char v[4][48];
+
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(c[i].key) > kw)
+			kw = strlen(c[i].key);
+		if (strlen(c[i].metric) > mw)
+			mw = strlen(c[i].metric);
+	}
+	prof_output_printf(o, "%-*s  %-*s  %14s  %14s  %9s  %7s  %s\n", (int)kw, "key", (int)mw,
+			   "metric", "base", "new", "change", "spread", "verdict");
+	/* Regressions first, each group in order of size. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			if ((c[i].verdict == PROF_CHANGE_WORSE) != (pass == 0))
+				continue;
+			prof_output_printf(o, "%-*s  %-*s  %14s  %14s  %9s  %7s  %s\n", (int)kw,
+					   c[i].key, (int)mw, c[i].metric,
+					   num(v[0], 48, c[i].base_median, "-"),
+					   num(v[1], 48, c[i].new_median, "-"),
+					   pct(v[2], 48, c[i].change_pct, "-"),
+					   spread(v[3], 48, c[i].spread_pct),
+					   prof_change_verdict_name(c[i].verdict));
+		}
+	}
+	return 0;
+}
+
+int prof_table_changes_write(const struct prof_table_change *c, size_t n, int human,
+			     const struct prof_meta *meta, struct prof_output *o)
+{
+	return human ? write_human(c, n, o) : write_tsv(c, n, meta, o);
+}

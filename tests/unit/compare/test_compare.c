@@ -1,0 +1,160 @@
+/* lib/compare: tables matched on keys, runs summarized, functions judged. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../unit.h"
+#include "base/units.h"
+#include "compare/functions.h"
+#include "compare/table.h"
+#include "core/stack.h"
+
+static char path_buf[2][64];
+
+static const char *put(int i, const char *text)
+{
+	FILE *f;
+
+	snprintf(path_buf[i], sizeof(path_buf[i]), "/tmp/test_compare.%d.%d", (int)getpid(), i);
+	f = fopen(path_buf[i], "w");
+	fputs(text, f);
+	fclose(f);
+	return path_buf[i];
+}
+
+static const struct prof_table_change *find(const struct prof_table_change *c, size_t n,
+					    const char *key, const char *metric)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].key, key) && !strcmp(c[i].metric, metric))
+			return &c[i];
+	return NULL;
+}
+
+static void add(struct prof_stacks *t, const char *a, const char *b, prof_weight w)
+{
+	uint32_t f[2] = { prof_stacks_frame(t, a, strlen(a)), 0 };
+	size_t depth = 1;
+
+	if (b) {
+		f[1] = prof_stacks_frame(t, b, strlen(b));
+		depth = 2;
+	}
+	prof_stacks_add(t, f, depth, &w);
+}
+
+int main(void)
+{
+	struct prof_table base, new;
+	struct prof_table_compare_opts opts = { 0 };
+	struct prof_table_change *c;
+	unsigned long bad;
+	size_t n;
+	char buf[64];
+
+	TEST("numbers print without exponents") {
+		CHECK_STR(prof_fmt_number(buf, sizeof(buf), 1e17, 6), "100000000000000000");
+		CHECK_STR(prof_fmt_number(buf, sizeof(buf), 1039.6, 6), "1039.6");
+		CHECK_STR(prof_fmt_number(buf, sizeof(buf), 0.000123456789, 6), "0.000123457");
+		CHECK_STR(prof_fmt_number(buf, sizeof(buf), -2.5, 6), "-2.5");
+		CHECK_STR(prof_fmt_number(buf, sizeof(buf), NAN, 6), "nan");
+	}
+	TEST("metric direction by name") {
+		CHECK(prof_metric_higher_better("comp_mb_per_s"));
+		CHECK(prof_metric_higher_better("ratio"));
+		CHECK(!prof_metric_higher_better("time_ns"));
+		CHECK(!prof_metric_higher_better("comp_mem_bytes"));
+		CHECK(!prof_metric_higher_better("value"));
+	}
+	TEST("tables: header, metadata, a bad row counted and skipped") {
+		CHECK(prof_table_read(put(0, "# source=x\nname\tv\na\t1\nb\t2\t3\nc\t4\n"), &base, &bad) == 0);
+		CHECK(bad == 1);
+		CHECK(base.nrows == 2 && base.ncols == 2);
+		CHECK_STR(base.cols[1], "v");
+		CHECK_STR(base.cells[1 * 2 + 0], "c");
+		CHECK(base.lines[1] == 5);
+		CHECK_STR(prof_meta_get(&base.meta, "source"), "x");
+		prof_table_release(&base);
+	}
+	TEST("tables: no header (a number in the first line), blank-separated") {
+		CHECK(prof_table_read(put(0, "parse 100\nrender  300\n"), &base, &bad) == 0);
+		CHECK(bad == 0 && base.nrows == 2);
+		CHECK_STR(base.cols[0], "1");
+		CHECK_STR(base.cells[3], "300");
+		prof_table_release(&base);
+	}
+	TEST("tables: runs summarized, spread decides noise, direction decides worse") {
+		prof_table_read(put(0, "codec\tlevel\tmb_per_s\ttime_ns\tstatus\n"
+				       "z\t1\t100\t10\tok\nz\t1\t110\t10\tok\nz\t1\t105\t10\tok\n"
+				       "z\t3\t50\t20\tok\n"), &base, &bad);
+		prof_table_read(put(1, "codec\tlevel\tmb_per_s\ttime_ns\tstatus\n"
+				       "z\t1\t108\t10\tok\nz\t1\t101\t10\tok\n"
+				       "z\t3\t40\t25\tok\nq\t1\t1\t1\tok\n"), &new, &bad);
+		CHECK(prof_table_compare(&base, &new, &opts, &c, &n) == 0);
+		{
+			const struct prof_table_change *z1 = find(c, n, "z,1", "mb_per_s");
+			const struct prof_table_change *z3 = find(c, n, "z,3", "mb_per_s");
+			const struct prof_table_change *t3 = find(c, n, "z,3", "time_ns");
+			const struct prof_table_change *q = find(c, n, "q,1", "time_ns");
+
+			CHECK(z1 && z1->base_runs == 3 && z1->new_runs == 2);
+			CHECK(z1 && z1->base_median == 105 && z1->base_min == 100 && z1->new_median == 104.5);
+			CHECK(z1 && z1->verdict == PROF_CHANGE_NOISE);
+			CHECK(z3 && z3->verdict == PROF_CHANGE_WORSE && z3->change_pct == -20);
+			CHECK(t3 && t3->verdict == PROF_CHANGE_WORSE && t3->change_pct == 25);
+			CHECK(q && q->verdict == PROF_CHANGE_ADDED);
+			CHECK(!find(c, n, "z,1", "status") && !find(c, n, "z,1", "level"));
+			CHECK(fabs(c[0].change_pct) >= fabs(c[n - 1].change_pct) || isnan(c[n - 1].change_pct));
+		}
+		prof_table_changes_free(c, n);
+		opts.lower_better = "mb_per_s";
+		CHECK(prof_table_compare(&base, &new, &opts, &c, &n) == 0);
+		CHECK(find(c, n, "z,3", "mb_per_s")->verdict == PROF_CHANGE_BETTER);
+		prof_table_changes_free(c, n);
+		opts.lower_better = NULL;
+		opts.keys = "nosuch";
+		CHECK(prof_table_compare(&base, &new, &opts, &c, &n) == -1);
+		prof_table_release(&base);
+		prof_table_release(&new);
+	}
+	TEST("functions: shares, raw weights, verdicts, callers left out") {
+		struct prof_stacks b, nw;
+		struct prof_functions f;
+		struct prof_functions_opts fo = { 0 };
+
+		prof_stacks_init(&b, 1);
+		prof_stacks_init(&nw, 1);
+		add(&b, "main", "a", 30);
+		add(&b, "main", "b", 10);
+		add(&nw, "main", "a", 60);
+		add(&nw, "main", "c", 20);
+		prof_functions_compare(&b, &nw, &fo, &f);
+		CHECK(f.n == 3);	/* a, b, c; main has no self weight */
+		CHECK_STR(f.rows[0].function, "b");	/* 25% -> 0%: the largest move */
+		CHECK(f.rows[0].verdict == PROF_CHANGE_REMOVED);
+		for (size_t i = 0; i < f.n; i++) {
+			if (!strcmp(f.rows[i].function, "a"))
+				CHECK(f.rows[i].base == 75 && f.rows[i].verdict == PROF_CHANGE_SAME);
+			if (!strcmp(f.rows[i].function, "c"))
+				CHECK(f.rows[i].verdict == PROF_CHANGE_ADDED && isnan(f.rows[i].ratio));
+		}
+		prof_functions_free(&f);
+		fo.raw = 1;
+		prof_functions_compare(&b, &nw, &fo, &f);
+		CHECK_STR(f.rows[0].function, "a");	/* +30 raw */
+		CHECK(f.rows[0].ratio == 2 && f.rows[0].delta_pct == 100 &&
+		      f.rows[0].verdict == PROF_CHANGE_WORSE);
+		prof_functions_free(&f);
+		fo.raw = 0;
+		fo.min_delta = 30;
+		prof_functions_compare(&b, &nw, &fo, &f);
+		CHECK(f.n == 0);	/* b moved 25 points, c 25 */
+		prof_functions_free(&f);
+		prof_stacks_release(&b);
+		prof_stacks_release(&nw);
+	}
+	unlink(path_buf[0]);
+	unlink(path_buf[1]);
+	return UNIT_RESULT();
+}
