@@ -88,6 +88,7 @@ LIBS_io           := zstd lz4 z
 LIBS_proffold     := $(LIBS_io) m
 LIBS_profflame    := $(LIBS_io) m
 LIBS_profcompress := $(LIBS_io) m
+LIBS_profcmp      := $(LIBS_io) m
 LIBS_profgpu      := $(LIBS_io) m dl
 LIBS_profrec      := dw elf $(LIBS_io) m dl
 LIBS_profheap     := dw elf $(LIBS_io) m dl
