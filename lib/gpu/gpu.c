@@ -1,12 +1,11 @@
 /*
- * The GPU device set, sample dispatch, and TSV row formatting (gpu.h).
+ * The GPU device set, sample dispatch, and TSV row formatting (gpu.h):
+ * the generic layer, which reaches backends only through their
+ * struct prof_gpu_backend.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "gpu/gpu.h"
 #include "base/xalloc.h"
 
@@ -52,8 +51,18 @@ void prof_gpu_set_release(struct prof_gpu_set *set)
 		if (set->devs[i].backend->release)
 			set->devs[i].backend->release(&set->devs[i]);
 	free(set->devs);
-	prof_gpu_nvml_release(set);
 	memset(set, 0, sizeof(*set));
+}
+
+int prof_gpu_set_reaped(struct prof_gpu_set *set, pid_t pid)
+{
+	for (size_t i = 0; i < set->ndevs; i++) {
+		if (set->devs[i].helper_pid == pid) {
+			set->devs[i].helper_pid = 0;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 const char *prof_gpu_sysfs_root(void)
@@ -68,6 +77,29 @@ int prof_gpu_sample(struct prof_gpu_dev *d, uint64_t time_ns, struct prof_gpu_sa
 	memset(s, 0, sizeof(*s));
 	s->time_ns = time_ns;
 	return d->backend->sample(d, s);
+}
+
+int prof_gpu_push_fd(const struct prof_gpu_dev *d)
+{
+	return d->backend->wait_fd(d);
+}
+
+long prof_gpu_push_read(struct prof_gpu_dev *d)
+{
+	return d->backend->read(d);
+}
+
+int prof_gpu_push_next(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64_t *stamp_s,
+		       int *have_stamp)
+{
+	memset(s, 0, sizeof(*s));
+	*have_stamp = 0;
+	return d->backend->next(d, s, stamp_s, have_stamp);
+}
+
+unsigned long prof_gpu_bad_input(const struct prof_gpu_dev *d)
+{
+	return d->backend->bad_input ? d->backend->bad_input(d) : 0;
 }
 
 size_t prof_gpu_format_num(char *buf, size_t n, double v, int decimals)
@@ -200,39 +232,4 @@ size_t prof_gpu_format_proc_row(char *buf, size_t n, uint64_t time_ns, unsigned 
 	row_num(&r, p->have & PROF_GPU_HAVE_MEM_UTIL, p->mem_util_pct, 3);
 	row_add(&r, "\n", 1);
 	return r.len;
-}
-
-/* The parent of pid from /proc/PID/stat, or -1. */
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t len;
-	int fd;
-	long ppid;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
-		return -1;
-	return (pid_t)ppid;
-}
-
-int prof_gpu_pid_in_tree(pid_t pid, pid_t root, pid_t self)
-{
-	/* A bounded walk: pid chains are short, and a loop must not hang us. */
-	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
-		if (pid == root || pid == self)
-			return 1;
-		pid = parent_of(pid);
-	}
-	return 0;
 }

@@ -1,24 +1,35 @@
 #ifndef PROF_GPU_H
 #define PROF_GPU_H
 /*
- * GPU sampling for profgpu: one interface over three backends, plus the
- * arithmetic done on the samples (summary, energy, throttle time) and the
- * --alert expressions.
+ * GPU sampling for profgpu: one device interface over three backends,
+ * the arithmetic done on the samples (summary, energy, throttle time),
+ * the --alert expressions, and the sampling loop (sampler.h).
  *
- * Backends (each in its own file):
- *   gpu_nvml.c     NVIDIA through NVML, dlopen()ed at run time
- *                  (libnvidia-ml.so.1, or $PROFGPU_NVML_LIB); no build-time
- *                  dependency: the few structs used are declared there.
- *   gpu_amdgpu.c   AMD through the amdgpu sysfs files under
- *                  $PROFGPU_SYSFS_ROOT (default /sys).
- *   gpu_tegra.c    NVIDIA Jetson through tegrastats(1) output lines, read
- *                  from a tegrastats child or from a file.
+ * Files, and which way they depend on each other (never back):
+ *   gpu.c        the device set, sample dispatch, TSV rows: the generic
+ *                layer; it knows backends only through struct
+ *                prof_gpu_backend.
+ *   stats.c      summary arithmetic and alerts (uses gpu.c's formatting).
+ *   nvml.c       NVIDIA through NVML, dlopen()ed at run time
+ *                (libnvidia-ml.so.1, or $PROFGPU_NVML_LIB); no build-time
+ *                dependency: the few structs used are declared there.
+ *   amdgpu.c     AMD through the amdgpu sysfs files under
+ *                $PROFGPU_SYSFS_ROOT (default /sys).
+ *   tegra.c      NVIDIA Jetson through tegrastats(1) output lines, read
+ *                from a tegrastats child or from a file.
+ *   discover.c   finds the devices: calls the three backends above.
+ *   sampler.c    the sampling loop (sampler.h): drives any device
+ *                through its backend's operations, writes rows.
+ * The backends call gpu.c (prof_gpu_set_add, prof_gpu_sysfs_root);
+ * discover.c and sampler.c sit on top; gpu.c and stats.c call no
+ * backend.
  *
  * A struct prof_gpu_set owns every device found; devices are numbered in
  * the order found (NVML first, then amdgpu cards by card number, then the
- * Jetson GPU). Polled devices (NVML, amdgpu) are sampled on demand with
- * prof_gpu_sample(); the tegrastats device delivers a sample per line
- * (prof_gpu_tegra_*).
+ * Jetson GPU). Polled devices (NVML, amdgpu) are read on demand with
+ * prof_gpu_sample(); push devices (tegrastats) deliver samples when their
+ * input has some: the caller waits on the backend's wait_fd, then calls
+ * read and next (prof_gpu_push_*).
  *
  * Nothing here allocates per sample: samples are plain structs and rows
  * are formatted into caller buffers. Per-process buffers are allocated
@@ -106,21 +117,46 @@ struct prof_gpu_proc {
 
 struct prof_gpu_dev;
 
-/* What a backend provides for each of its devices. */
+/*
+ * What a backend provides for each of its devices. A polled backend
+ * has sample (and maybe processes); a push backend has wait_fd, read
+ * and next instead, and sample NULL.
+ */
 struct prof_gpu_backend {
 	const char *name;	/* "nvml", "amdgpu", "tegrastats" */
 	/*
-	 * Read the device into s (time_ns is the caller's). Returns 0, or
-	 * PROF_GPU_LOST when the device is gone (the caller reports it once
-	 * and stops sampling it).
+	 * Polled devices: read the device into s (time_ns is the
+	 * caller's). Returns 0, or PROF_GPU_LOST when the device is gone
+	 * (the caller reports it once and stops sampling it).
 	 */
 	int (*sample)(struct prof_gpu_dev *d, struct prof_gpu_sample *s);
 	/*
 	 * The processes using the device, at most max into out; returns the
-	 * number stored, or -1 when the backend cannot list processes.
-	 * May be NULL (no process information).
+	 * number stored, -1 when the backend cannot list processes, or
+	 * PROF_GPU_LOST. May be NULL (no process information).
 	 */
 	int (*processes)(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_t max);
+	/* Push devices: the descriptor to poll for input (-1: none). */
+	int (*wait_fd)(const struct prof_gpu_dev *d);
+	/*
+	 * Push devices: read what the input has once (blocking only if the
+	 * descriptor blocks). Returns the bytes read, 0 at end of input,
+	 * -1 on a read error (reported) or when the input was unusable
+	 * (an overlong line, reported and dropped).
+	 */
+	long (*read)(struct prof_gpu_dev *d);
+	/*
+	 * Push devices: the next sample already read into s, with s->time_ns
+	 * 0. When the input stamps its samples, *stamp_s gets the stamp
+	 * (seconds since the epoch) and *have_stamp is set, else
+	 * *have_stamp is 0. At end of input a last unterminated record
+	 * counts. Malformed input is reported ("prog: label:line: ...") and
+	 * skipped. Returns 1 for a sample, 0 when none is buffered.
+	 */
+	int (*next)(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64_t *stamp_s,
+		    int *have_stamp);
+	/* Push devices: input records skipped as malformed so far (may be NULL). */
+	unsigned long (*bad_input)(const struct prof_gpu_dev *d);
 	/* Release the device's private state (may be NULL). */
 	void (*release)(struct prof_gpu_dev *d);
 };
@@ -133,16 +169,24 @@ struct prof_gpu_dev {
 	char name[128];			/* "NVIDIA A100-SXM4-40GB" */
 	char uuid[128];			/* may be empty */
 	int lost;			/* set by the caller after PROF_GPU_LOST */
+	/*
+	 * Push devices: 1 when fed live (a child's pipe), so a sample's time
+	 * is its arrival; 0 for a recording (a file), whose samples are
+	 * timed by their stamps, else one interval apart.
+	 */
+	int live;
+	/*
+	 * A helper process the backend runs for the device (the tegrastats
+	 * child), 0 if none. Whoever reaps it sets 0
+	 * (prof_gpu_set_reaped); the backend's release stops it if still set.
+	 */
+	pid_t helper_pid;
 	void *priv;			/* the backend's */
 };
-
-struct prof_gpu_nvml;
 
 struct prof_gpu_set {
 	struct prof_gpu_dev *devs;
 	size_t ndevs, cap;
-	struct prof_gpu_nvml *nvml;	/* the loaded library, or NULL */
-	char nvml_driver[96];		/* NVML's driver version, "" if none */
 };
 
 #define PROF_GPU_SET_INIT { 0 }
@@ -152,19 +196,53 @@ struct prof_gpu_dev *prof_gpu_set_add(struct prof_gpu_set *set,
 				      const struct prof_gpu_backend *be,
 				      const char *name, const char *uuid, void *priv);
 
-/* Release every device and backend; set is empty and reusable. */
+/* Release every device (its backend's release); set is empty and reusable. */
 void prof_gpu_set_release(struct prof_gpu_set *set);
 
 /*
+ * pid, just reaped by the caller, was a device's helper process: forget
+ * it (so that release does not signal a pid that may be reused).
+ * Returns 1 if it was one, else 0.
+ */
+int prof_gpu_set_reaped(struct prof_gpu_set *set, pid_t pid);
+
+/* The sysfs root in use: $PROFGPU_SYSFS_ROOT or "/sys". */
+const char *prof_gpu_sysfs_root(void);
+
+/* Nonzero for a push device (its backend has next), 0 for a polled one. */
+static inline int prof_gpu_is_push(const struct prof_gpu_dev *d)
+{
+	return d->backend->next != NULL;
+}
+
+/*
+ * Sample one polled device; stamps s->time_ns = time_ns. Returns 0 or
+ * PROF_GPU_LOST (see struct prof_gpu_backend). Never call it for a push
+ * device or a lost one.
+ */
+int prof_gpu_sample(struct prof_gpu_dev *d, uint64_t time_ns, struct prof_gpu_sample *s);
+
+/* The push operations of d's backend (d must be a push device). */
+int prof_gpu_push_fd(const struct prof_gpu_dev *d);
+long prof_gpu_push_read(struct prof_gpu_dev *d);
+int prof_gpu_push_next(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64_t *stamp_s,
+		       int *have_stamp);
+
+/* Malformed input records d skipped (0 for a backend that never skips). */
+unsigned long prof_gpu_bad_input(const struct prof_gpu_dev *d);
+
+/* ---- backends ---- */
+
+/*
  * Load NVML from libpath (NULL: $PROFGPU_NVML_LIB, else
- * "libnvidia-ml.so.1"), initialise it and add its GPUs. Returns the
+ * "libnvidia-ml.so.1"), initialise it and add its GPUs; the library
+ * stays loaded until the last of them is released. The driver version
+ * is copied into driver (size n; "" if NVML does not say). Returns the
  * number added; 0 with a short reason appended to why ("cannot load
  * libnvidia-ml.so.1", "nvmlInit: Driver Not Loaded", "no devices").
  */
-int prof_gpu_nvml_open(struct prof_gpu_set *set, const char *libpath, struct prof_buf *why);
-
-/* Shut NVML down and unload it (prof_gpu_set_release calls it). */
-void prof_gpu_nvml_release(struct prof_gpu_set *set);
+int prof_gpu_nvml_open(struct prof_gpu_set *set, const char *libpath, char *driver, size_t n,
+		       struct prof_buf *why);
 
 /*
  * Add the amdgpu cards found under root/class/drm (root NULL:
@@ -172,18 +250,6 @@ void prof_gpu_nvml_release(struct prof_gpu_set *set);
  * reason appended to why.
  */
 int prof_gpu_amdgpu_open(struct prof_gpu_set *set, const char *root, struct prof_buf *why);
-
-/* The sysfs root in use: $PROFGPU_SYSFS_ROOT or "/sys". */
-const char *prof_gpu_sysfs_root(void);
-
-/*
- * Sample one polled device; stamps s->time_ns = time_ns. Returns 0 or
- * PROF_GPU_LOST (see struct prof_gpu_backend). Never call it for a
- * tegrastats device or a lost one.
- */
-int prof_gpu_sample(struct prof_gpu_dev *d, uint64_t time_ns, struct prof_gpu_sample *s);
-
-/* ---- tegrastats (gpu_tegra.c) ---- */
 
 /*
  * Parse one tegrastats line into s (time_ns untouched): GR3D_FREQ N%[@MHz
@@ -207,36 +273,61 @@ int prof_gpu_tegra_parse(const char *line, size_t len, struct prof_gpu_sample *s
 int prof_gpu_tegra_detect(const char *root, char *model, size_t n);
 
 /*
- * Add the Jetson GPU fed from fd (a tegrastats pipe or a file), named
- * name; label is the input's name for diagnostics ("<stdin>", a path,
- * "tegrastats"). The set owns fd and closes it. Returns the device.
+ * Add the Jetson GPU as a push device fed from fd (a recording of
+ * tegrastats lines: a file or a pipe; -1 for a device only listed),
+ * named name; label is the input's name for diagnostics ("<stdin>", a
+ * path). The set owns fd and closes it. Returns the device.
  */
 struct prof_gpu_dev *prof_gpu_tegra_open(struct prof_gpu_set *set, int fd, const char *name,
 					 const char *label);
 
-/* The file descriptor to poll for the device. */
-int prof_gpu_tegra_fd(const struct prof_gpu_dev *d);
+/*
+ * Start "tegrastats --interval MS" (interval_ns rounded down to ms, at
+ * least 1) and add the Jetson GPU, named name, fed live from its
+ * stdout. The device owns the child (helper_pid) and stops it when
+ * released. Returns the device, or NULL after reporting why.
+ */
+struct prof_gpu_dev *prof_gpu_tegra_spawn(struct prof_gpu_set *set, uint64_t interval_ns,
+					  const char *name);
+
+/* ---- discovery (discover.c) ---- */
+
+/* Backends, as a mask. */
+enum {
+	PROF_GPU_BE_NVML = 1,
+	PROF_GPU_BE_AMDGPU = 2,
+	PROF_GPU_BE_TEGRA = 4,
+	PROF_GPU_BE_ALL = 7,
+};
 
 /*
- * Read what is available from the fd once (blocking if the fd blocks).
- * Returns the bytes read, 0 at end of input, -1 on a read error
- * (reported) or when the buffer is full of an overlong line (that line is
- * reported and dropped).
+ * The backend mask of a comma-separated list of nvml, amdgpu,
+ * tegrastats, all (or auto). Returns 0; -1 with the unknown name
+ * copied into bad (size n); -2 when the list names no backend.
  */
-long prof_gpu_tegra_fill(struct prof_gpu_dev *d);
+int prof_gpu_backends_parse(const char *list, unsigned *mask, char *bad, size_t n);
+
+struct prof_gpu_discovery {
+	unsigned backends;		/* PROF_GPU_BE_* to try */
+	/*
+	 * A file of tegrastats lines ("-": stdin) replayed as the only
+	 * device: no other backend is tried. NULL: none.
+	 */
+	const char *tegrastats_input;
+	uint64_t interval_ns;		/* for a tegrastats child */
+	int spawn;			/* start tegrastats (0: list it only) */
+};
 
 /*
- * The next complete line already read, parsed into s; at end of input a
- * last unterminated line counts. Malformed lines are reported as
- * "prog: label:line: ..." and skipped (and counted). Returns 1 for a
- * sample, 0 when no complete line is buffered. stamp_s and have_stamp as
- * for prof_gpu_tegra_parse.
+ * Add the devices of the backends in o to set. What each backend found,
+ * or why not, is appended to status ("nvml: 2 GPUs (driver 550.54.14);
+ * amdgpu: no amdgpu card under /sys/class/drm; tegrastats: not a
+ * Jetson"). On a Jetson with NVML, tegrastats is not used (NVML lists
+ * its GPU). Returns 0, or -1 with errno set when tegrastats_input cannot
+ * be opened (nothing is reported).
  */
-int prof_gpu_tegra_next(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64_t *stamp_s,
-			int *have_stamp);
-
-/* Number of malformed lines skipped so far. */
-unsigned long prof_gpu_tegra_bad_lines(const struct prof_gpu_dev *d);
+int prof_gpu_discover(struct prof_gpu_set *set, const struct prof_gpu_discovery *o,
+		      struct prof_buf *status);
 
 /* ---- rows (gpu.c) ---- */
 
@@ -266,13 +357,6 @@ size_t prof_gpu_format_throttle(char *buf, size_t n, uint64_t mask);
  * and point removed ("60.5", "70", "-0" printed as "0"). Returns length.
  */
 size_t prof_gpu_format_num(char *buf, size_t n, double v, int decimals);
-
-/*
- * Nonzero if pid is root, self or a descendant of root or of self
- * (following parents in /proc). Orphans of the command are reparented to
- * self when profgpu is a child subreaper.
- */
-int prof_gpu_pid_in_tree(pid_t pid, pid_t root, pid_t self);
 
 /* ---- summary arithmetic (gpu_stats.c) ---- */
 

@@ -89,8 +89,10 @@ typedef nvret (*nv_procs_fn)(nvdev, unsigned int *, void *);
 typedef nvret (*nv_putil_fn)(nvdev, struct nv_process_util *, unsigned int *,
 			     unsigned long long);
 
-struct prof_gpu_nvml {
+/* The loaded library, shared by its devices; the last one released unloads it. */
+struct nvml_lib {
 	void *lib;
+	unsigned refs;			/* devices using it */
 	nv_void_fn shutdown;
 	nv_errstr_fn error_string;
 	nv_str_fn get_name, get_uuid;
@@ -117,7 +119,7 @@ enum {
 };
 
 struct nvml_dev {
-	struct prof_gpu_nvml *nv;
+	struct nvml_lib *nv;
 	nvdev h;
 	unsigned unsupported;	/* metrics never to ask for again */
 	unsigned warned;	/* metrics whose error was reported */
@@ -128,7 +130,7 @@ struct nvml_dev {
 	unsigned long long last_seen;
 };
 
-static const char *nv_strerror(const struct prof_gpu_nvml *nv, nvret r)
+static const char *nv_strerror(const struct nvml_lib *nv, nvret r)
 {
 	static char tmp[32];
 	const char *s = nv->error_string ? nv->error_string(r) : NULL;
@@ -177,7 +179,7 @@ static int nv_result(struct prof_gpu_dev *d, unsigned metric, const char *fn, nv
 static int nv_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
 {
 	struct nvml_dev *nd = d->priv;
-	struct prof_gpu_nvml *nv = nd->nv;
+	struct nvml_lib *nv = nd->nv;
 	unsigned int u;
 	unsigned long long ull;
 
@@ -327,7 +329,7 @@ static int nv_proc_list(struct prof_gpu_dev *d, nv_procs_fn fn, const char *fnam
 static int nv_processes(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_t max)
 {
 	struct nvml_dev *nd = d->priv;
-	struct prof_gpu_nvml *nv = nd->nv;
+	struct nvml_lib *nv = nd->nv;
 	size_t n = 0;
 	unsigned int count;
 	nvret r;
@@ -375,12 +377,22 @@ static int nv_processes(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_
 	return (int)n;
 }
 
+static void nv_unload(struct nvml_lib *nv)
+{
+	if (nv->shutdown)
+		nv->shutdown();
+	dlclose(nv->lib);
+	free(nv);
+}
+
 static void nv_release_dev(struct prof_gpu_dev *d)
 {
 	struct nvml_dev *nd = d->priv;
 
 	if (!nd)
 		return;
+	if (--nd->nv->refs == 0)
+		nv_unload(nd->nv);
 	free(nd->procbuf);
 	free(nd->ubuf);
 	free(nd);
@@ -464,13 +476,13 @@ static size_t nv_proc_v3_size(const char *driver)
 
 #define NV_FN(type, lib, name) ((type)nv_sym((lib), (name)))
 
-int prof_gpu_nvml_open(struct prof_gpu_set *set, const char *libpath, struct prof_buf *why)
+/*
+ * Look up the metric and process entry points (the newest version of
+ * each that the library has); a missing metric reads as NOT_SUPPORTED,
+ * so that one path handles both.
+ */
+static void nv_bind(struct nvml_lib *nv, const char *driver)
 {
-	static const char *const init_names[] = { "nvmlInit_v2", "nvmlInit", NULL };
-	static const char *const count_names[] = { "nvmlDeviceGetCount_v2",
-						   "nvmlDeviceGetCount", NULL };
-	static const char *const handle_names[] = { "nvmlDeviceGetHandleByIndex_v2",
-						    "nvmlDeviceGetHandleByIndex", NULL };
 	static const char *const throttle_names[] = {
 		"nvmlDeviceGetCurrentClocksEventReasons",
 		"nvmlDeviceGetCurrentClocksThrottleReasons", NULL };
@@ -480,17 +492,111 @@ int prof_gpu_nvml_open(struct prof_gpu_set *set, const char *libpath, struct pro
 	static const char *const graphics3[] = { "nvmlDeviceGetGraphicsRunningProcesses_v3", NULL };
 	static const char *const graphics2[] = { "nvmlDeviceGetGraphicsRunningProcesses_v2", NULL };
 	static const char *const graphics1[] = { "nvmlDeviceGetGraphicsRunningProcesses", NULL };
-	struct prof_gpu_nvml *nv;
+	void *lib = nv->lib;
+
+	nv->get_name = NV_FN(nv_str_fn, lib, "nvmlDeviceGetName");
+	nv->get_uuid = NV_FN(nv_str_fn, lib, "nvmlDeviceGetUUID");
+	nv->get_utilization = NV_FN(nv_util_fn, lib, "nvmlDeviceGetUtilizationRates");
+	nv->get_memory_v2 = NV_FN(nv_mem_fn, lib, "nvmlDeviceGetMemoryInfo_v2");
+	nv->get_memory_v1 = NV_FN(nv_mem_fn, lib, "nvmlDeviceGetMemoryInfo");
+	nv->get_temperature = NV_FN(nv_temp_fn, lib, "nvmlDeviceGetTemperature");
+	nv->get_power = NV_FN(nv_uint_fn, lib, "nvmlDeviceGetPowerUsage");
+	nv->get_energy = NV_FN(nv_ull_fn, lib, "nvmlDeviceGetTotalEnergyConsumption");
+	nv->get_clock = NV_FN(nv_clock_fn, lib, "nvmlDeviceGetClockInfo");
+	nv->get_pcie = NV_FN(nv_clock_fn, lib, "nvmlDeviceGetPcieThroughput");
+	nv->throttle_fn_name = throttle_names[0];
+	nv->get_throttle = nv_sym_first(lib, throttle_names, &nv->throttle_fn_name);
+	nv->get_process_util = NV_FN(nv_putil_fn, lib, "nvmlDeviceGetProcessUtilization");
+	if ((nv->compute_procs = nv_sym_first(lib, compute3, &nv->compute_name))) {
+		nv->graphics_procs = nv_sym_first(lib, graphics3, &nv->graphics_name);
+		nv->proc_size = nv_proc_v3_size(driver);
+	} else if ((nv->compute_procs = nv_sym_first(lib, compute2, &nv->compute_name))) {
+		nv->graphics_procs = nv_sym_first(lib, graphics2, &nv->graphics_name);
+		nv->proc_size = NV_PROC_V2_SIZE;
+	} else {
+		nv->compute_procs = nv_sym_first(lib, compute1, &nv->compute_name);
+		nv->graphics_procs = nv_sym_first(lib, graphics1, &nv->graphics_name);
+		nv->proc_size = NV_PROC_V1_SIZE;
+	}
+	if (!nv->get_utilization)
+		nv->get_utilization = nv_missing_util;
+	if (!nv->get_memory_v2)
+		nv->get_memory_v2 = nv_missing_mem;
+	if (!nv->get_memory_v1)
+		nv->get_memory_v1 = nv_missing_mem;
+	if (!nv->get_temperature)
+		nv->get_temperature = nv_missing_temp;
+	if (!nv->get_power)
+		nv->get_power = nv_missing_uint;
+	if (!nv->get_energy)
+		nv->get_energy = nv_missing_ull;
+	if (!nv->get_clock)
+		nv->get_clock = nv_missing_clock;
+	if (!nv->get_pcie)
+		nv->get_pcie = nv_missing_clock;
+	if (!nv->get_throttle)
+		nv->get_throttle = nv_missing_ull;
+}
+
+/* Add NVML's count GPUs to set, skipping unusable ones; returns the number added. */
+static int nv_add_devices(struct prof_gpu_set *set, struct nvml_lib *nv, nv_handle_fn get_handle,
+			  unsigned int count)
+{
+	int added = 0;
+
+	for (unsigned int i = 0; i < count; i++) {
+		char devname[128] = "", uuid[128] = "";
+		struct nvml_dev *nd;
+		nvdev h = NULL;
+		nvret r = get_handle(i, &h);
+
+		if (r != NV_SUCCESS) {
+			/* Not usable (no permission, lost): say so, keep the rest. */
+			prof_warn("nvml gpu %u: nvmlDeviceGetHandleByIndex: %s", i,
+				  nv_strerror(nv, r));
+			continue;
+		}
+		if (!nv->get_name || nv->get_name(h, devname, 96) != NV_SUCCESS)
+			snprintf(devname, sizeof(devname), "NVIDIA GPU %u", i);
+		if (!nv->get_uuid || nv->get_uuid(h, uuid, 96) != NV_SUCCESS)
+			uuid[0] = '\0';
+		devname[sizeof(devname) - 1] = uuid[sizeof(uuid) - 1] = '\0';
+		nd = xcalloc(1, sizeof(*nd));
+		nd->nv = nv;
+		nd->h = h;
+		nd->proccap = 64;
+		nd->procbuf = xreallocarray(NULL, nd->proccap, nv->proc_size);
+		nd->ucap = 64;
+		nd->ubuf = xreallocarray(NULL, nd->ucap, sizeof(*nd->ubuf));
+		nv->refs++;
+		prof_gpu_set_add(set, &nvml_backend, devname, uuid, nd);
+		added++;
+	}
+	return added;
+}
+
+int prof_gpu_nvml_open(struct prof_gpu_set *set, const char *libpath, char *driver, size_t n,
+		       struct prof_buf *why)
+{
+	static const char *const init_names[] = { "nvmlInit_v2", "nvmlInit", NULL };
+	static const char *const count_names[] = { "nvmlDeviceGetCount_v2",
+						   "nvmlDeviceGetCount", NULL };
+	static const char *const handle_names[] = { "nvmlDeviceGetHandleByIndex_v2",
+						    "nvmlDeviceGetHandleByIndex", NULL };
+	struct nvml_lib *nv;
 	nv_void_fn init;
 	nv_count_fn get_count;
 	nv_handle_fn get_handle;
 	nv_sysstr_fn get_driver;
 	unsigned int count = 0;
 	const char *name = "nvmlInit";
+	char version[96] = "";
 	void *lib;
 	nvret r;
-	int added = 0;
+	int added;
 
+	if (n)
+		driver[0] = '\0';
 	if (!libpath) {
 		libpath = getenv("PROFGPU_NVML_LIB");
 		if (!libpath || !*libpath)
@@ -528,105 +634,19 @@ int prof_gpu_nvml_open(struct prof_gpu_set *set, const char *libpath, struct pro
 		goto fail;
 	}
 	get_driver = NV_FN(nv_sysstr_fn, lib, "nvmlSystemGetDriverVersion");
-	if (!get_driver || get_driver(set->nvml_driver, sizeof(set->nvml_driver)) != NV_SUCCESS)
-		set->nvml_driver[0] = '\0';
-	set->nvml_driver[sizeof(set->nvml_driver) - 1] = '\0';
-
-	nv->get_name = NV_FN(nv_str_fn, lib, "nvmlDeviceGetName");
-	nv->get_uuid = NV_FN(nv_str_fn, lib, "nvmlDeviceGetUUID");
-	nv->get_utilization = NV_FN(nv_util_fn, lib, "nvmlDeviceGetUtilizationRates");
-	nv->get_memory_v2 = NV_FN(nv_mem_fn, lib, "nvmlDeviceGetMemoryInfo_v2");
-	nv->get_memory_v1 = NV_FN(nv_mem_fn, lib, "nvmlDeviceGetMemoryInfo");
-	nv->get_temperature = NV_FN(nv_temp_fn, lib, "nvmlDeviceGetTemperature");
-	nv->get_power = NV_FN(nv_uint_fn, lib, "nvmlDeviceGetPowerUsage");
-	nv->get_energy = NV_FN(nv_ull_fn, lib, "nvmlDeviceGetTotalEnergyConsumption");
-	nv->get_clock = NV_FN(nv_clock_fn, lib, "nvmlDeviceGetClockInfo");
-	nv->get_pcie = NV_FN(nv_clock_fn, lib, "nvmlDeviceGetPcieThroughput");
-	nv->throttle_fn_name = throttle_names[0];
-	nv->get_throttle = nv_sym_first(lib, throttle_names, &nv->throttle_fn_name);
-	nv->get_process_util = NV_FN(nv_putil_fn, lib, "nvmlDeviceGetProcessUtilization");
-	if ((nv->compute_procs = nv_sym_first(lib, compute3, &nv->compute_name))) {
-		nv->graphics_procs = nv_sym_first(lib, graphics3, &nv->graphics_name);
-		nv->proc_size = nv_proc_v3_size(set->nvml_driver);
-	} else if ((nv->compute_procs = nv_sym_first(lib, compute2, &nv->compute_name))) {
-		nv->graphics_procs = nv_sym_first(lib, graphics2, &nv->graphics_name);
-		nv->proc_size = NV_PROC_V2_SIZE;
-	} else {
-		nv->compute_procs = nv_sym_first(lib, compute1, &nv->compute_name);
-		nv->graphics_procs = nv_sym_first(lib, graphics1, &nv->graphics_name);
-		nv->proc_size = NV_PROC_V1_SIZE;
-	}
-	/* A missing entry point reads as NOT_SUPPORTED: one path for both. */
-	if (!nv->get_utilization)
-		nv->get_utilization = nv_missing_util;
-	if (!nv->get_memory_v2)
-		nv->get_memory_v2 = nv_missing_mem;
-	if (!nv->get_memory_v1)
-		nv->get_memory_v1 = nv_missing_mem;
-	if (!nv->get_temperature)
-		nv->get_temperature = nv_missing_temp;
-	if (!nv->get_power)
-		nv->get_power = nv_missing_uint;
-	if (!nv->get_energy)
-		nv->get_energy = nv_missing_ull;
-	if (!nv->get_clock)
-		nv->get_clock = nv_missing_clock;
-	if (!nv->get_pcie)
-		nv->get_pcie = nv_missing_clock;
-	if (!nv->get_throttle)
-		nv->get_throttle = nv_missing_ull;
-
-	for (unsigned int i = 0; i < count; i++) {
-		char devname[128] = "", uuid[128] = "";
-		struct nvml_dev *nd;
-		nvdev h = NULL;
-
-		r = get_handle(i, &h);
-		if (r != NV_SUCCESS) {
-			/* Not usable (no permission, lost): say so, keep the rest. */
-			prof_warn("nvml gpu %u: nvmlDeviceGetHandleByIndex: %s", i,
-				  nv_strerror(nv, r));
-			continue;
-		}
-		if (!nv->get_name || nv->get_name(h, devname, 96) != NV_SUCCESS)
-			snprintf(devname, sizeof(devname), "NVIDIA GPU %u", i);
-		if (!nv->get_uuid || nv->get_uuid(h, uuid, 96) != NV_SUCCESS)
-			uuid[0] = '\0';
-		devname[sizeof(devname) - 1] = uuid[sizeof(uuid) - 1] = '\0';
-		nd = xcalloc(1, sizeof(*nd));
-		nd->nv = nv;
-		nd->h = h;
-		nd->proccap = 64;
-		nd->procbuf = xreallocarray(NULL, nd->proccap, nv->proc_size);
-		nd->ucap = 64;
-		nd->ubuf = xreallocarray(NULL, nd->ucap, sizeof(*nd->ubuf));
-		prof_gpu_set_add(set, &nvml_backend, devname, uuid, nd);
-		added++;
-	}
+	if (!get_driver || get_driver(version, sizeof(version)) != NV_SUCCESS)
+		version[0] = '\0';
+	version[sizeof(version) - 1] = '\0';
+	nv_bind(nv, version);
+	added = nv_add_devices(set, nv, get_handle, count);
 	if (!added) {
 		prof_buf_addstr(why, "no usable NVML GPU");
 		goto fail;
 	}
-	set->nvml = nv;
+	if (n)
+		snprintf(driver, n, "%s", version);
 	return added;
 fail:
-	if (nv->shutdown)
-		nv->shutdown();
-	dlclose(lib);
-	free(nv);
-	set->nvml_driver[0] = '\0';
+	nv_unload(nv);
 	return 0;
-}
-
-void prof_gpu_nvml_release(struct prof_gpu_set *set)
-{
-	struct prof_gpu_nvml *nv = set->nvml;
-
-	if (!nv)
-		return;
-	if (nv->shutdown)
-		nv->shutdown();
-	dlclose(nv->lib);
-	free(nv);
-	set->nvml = NULL;
 }

@@ -11,15 +11,21 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/error.h"
+#include "base/sysfile.h"
 #include "gpu/gpu.h"
 #include "base/xalloc.h"
+
+extern char **environ;
 
 #define TEGRA_BUF 8192
 
@@ -227,45 +233,44 @@ int prof_gpu_tegra_parse(const char *line, size_t len, struct prof_gpu_sample *s
 	return have_ram || have_gr3d ? 0 : -1;
 }
 
-static int read_small(const char *path, char *buf, size_t n)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t len;
-
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, n - 1);
-	close(fd);
-	if (len < 0)
-		return -1;
-	buf[len] = '\0';
-	return (int)len;
-}
-
 int prof_gpu_tegra_detect(const char *root, char *model, size_t n)
 {
 	char path[4096], buf[1024];
-	int len;
+	ssize_t len;
 
 	if (!root)
 		root = prof_gpu_sysfs_root();
 	snprintf(path, sizeof(path), "%s/firmware/devicetree/base/compatible", root);
-	len = read_small(path, buf, sizeof(buf));
+	len = prof_read_small_file(path, buf, sizeof(buf));
 	/* A NUL-separated list of strings. */
 	if (len <= 0 || !memmem(buf, (size_t)len, "nvidia,tegra", 12))
 		return 0;
 	snprintf(path, sizeof(path), "%s/firmware/devicetree/base/model", root);
-	len = read_small(path, buf, sizeof(buf));
+	len = prof_read_small_file(path, buf, sizeof(buf));
 	while (len > 0 && (buf[len - 1] == '\0' || buf[len - 1] == '\n'))
 		buf[--len] = '\0';
 	snprintf(model, n, "%s", len > 0 ? buf : "NVIDIA Tegra");
 	return 1;
 }
 
+/* Stop the tegrastats child unless the caller reaped it already. */
+static void stop_helper(struct prof_gpu_dev *d)
+{
+	int st;
+
+	if (!d->helper_pid)
+		return;
+	kill(d->helper_pid, SIGTERM);
+	while (waitpid(d->helper_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	d->helper_pid = 0;
+}
+
 static void tegra_release(struct prof_gpu_dev *d)
 {
 	struct tegra_dev *td = d->priv;
 
+	stop_helper(d);
 	if (!td)
 		return;
 	if (td->fd >= 0)
@@ -274,35 +279,12 @@ static void tegra_release(struct prof_gpu_dev *d)
 	d->priv = NULL;
 }
 
-static int tegra_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
-{
-	(void)d, (void)s;
-	return PROF_GPU_LOST;	/* not polled: samples come from lines */
-}
-
-static const struct prof_gpu_backend tegra_backend = {
-	.name = "tegrastats",
-	.sample = tegra_sample,
-	.processes = NULL,
-	.release = tegra_release,
-};
-
-struct prof_gpu_dev *prof_gpu_tegra_open(struct prof_gpu_set *set, int fd, const char *name,
-					 const char *label)
-{
-	struct tegra_dev *td = xcalloc(1, sizeof(*td));
-
-	td->fd = fd;
-	snprintf(td->label, sizeof(td->label), "%s", label);
-	return prof_gpu_set_add(set, &tegra_backend, name, "", td);
-}
-
-int prof_gpu_tegra_fd(const struct prof_gpu_dev *d)
+static int tegra_fd(const struct prof_gpu_dev *d)
 {
 	return ((const struct tegra_dev *)d->priv)->fd;
 }
 
-long prof_gpu_tegra_fill(struct prof_gpu_dev *d)
+static long tegra_read(struct prof_gpu_dev *d)
 {
 	struct tegra_dev *td = d->priv;
 	ssize_t n;
@@ -341,8 +323,8 @@ long prof_gpu_tegra_fill(struct prof_gpu_dev *d)
 	return (long)n;
 }
 
-int prof_gpu_tegra_next(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64_t *stamp_s,
-			int *have_stamp)
+static int tegra_next(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64_t *stamp_s,
+		      int *have_stamp)
 {
 	struct tegra_dev *td = d->priv;
 
@@ -380,7 +362,77 @@ int prof_gpu_tegra_next(struct prof_gpu_dev *d, struct prof_gpu_sample *s, int64
 	}
 }
 
-unsigned long prof_gpu_tegra_bad_lines(const struct prof_gpu_dev *d)
+static unsigned long tegra_bad_input(const struct prof_gpu_dev *d)
 {
 	return ((const struct tegra_dev *)d->priv)->bad;
+}
+
+/* A push device: samples come from lines, nothing is polled. */
+static const struct prof_gpu_backend tegra_backend = {
+	.name = "tegrastats",
+	.wait_fd = tegra_fd,
+	.read = tegra_read,
+	.next = tegra_next,
+	.bad_input = tegra_bad_input,
+	.release = tegra_release,
+};
+
+struct prof_gpu_dev *prof_gpu_tegra_open(struct prof_gpu_set *set, int fd, const char *name,
+					 const char *label)
+{
+	struct tegra_dev *td = xcalloc(1, sizeof(*td));
+
+	td->fd = fd;
+	snprintf(td->label, sizeof(td->label), "%s", label);
+	return prof_gpu_set_add(set, &tegra_backend, name, "", td);
+}
+
+/* Start "tegrastats --interval MS" with its stdout on a pipe; returns the fd or -1. */
+static int spawn_tegrastats(uint64_t interval_ns, pid_t *pid)
+{
+	char ms[32];
+	char *argv[] = { (char *)"tegrastats", (char *)"--interval", ms, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	int pfd[2], err;
+
+	snprintf(ms, sizeof(ms), "%llu",
+		 (unsigned long long)(interval_ns / 1000000 ? interval_ns / 1000000 : 1));
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		prof_warn_errno("pipe");
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	err = posix_spawnp(pid, "tegrastats", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(pfd[1]);
+	if (err) {
+		errno = err;
+		prof_warn_errno("cannot run tegrastats");
+		close(pfd[0]);
+		return -1;
+	}
+	return pfd[0];
+}
+
+struct prof_gpu_dev *prof_gpu_tegra_spawn(struct prof_gpu_set *set, uint64_t interval_ns,
+					  const char *name)
+{
+	struct prof_gpu_dev *d;
+	pid_t pid = 0;
+	int fd = spawn_tegrastats(interval_ns, &pid);
+
+	if (fd < 0)
+		return NULL;
+	d = prof_gpu_tegra_open(set, fd, name, "tegrastats");
+	d->live = 1;
+	d->helper_pid = pid;
+	return d;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include "base/buf.h"
 #include "gpu/gpu.h"
+#include "gpu/sampler.h"
 #include "../unit.h"
 
 static struct prof_gpu_sample at(uint64_t ms, double power_w)
@@ -17,7 +18,7 @@ static struct prof_gpu_sample at(uint64_t ms, double power_w)
 	return s;
 }
 
-int main(void)
+static void test_format_numbers(void)
 {
 	char buf[256];
 
@@ -35,6 +36,11 @@ int main(void)
 		prof_gpu_format_num(buf, sizeof(buf), 100, 0);
 		CHECK_STR(buf, "100");
 	}
+}
+
+static void test_throttle_names(void)
+{
+	char buf[256];
 
 	TEST("throttle names") {
 		prof_gpu_format_throttle(buf, sizeof(buf), 0);
@@ -46,8 +52,11 @@ int main(void)
 		prof_gpu_format_throttle(buf, sizeof(buf), 0x1000 | 0x8);
 		CHECK_STR(buf, "hw_slowdown,other_0x1000");
 	}
+}
 
-	TEST("energy: trapezoid over power") {
+static void test_energy_from_power(void)
+{
+		TEST("energy: trapezoid over power") {
 		struct prof_gpu_stats st;
 		struct prof_gpu_sample s;
 
@@ -75,8 +84,11 @@ int main(void)
 		CHECK(st.power_max == 300);
 		CHECK(st.samples == 5);
 	}
+}
 
-	TEST("energy: counter wins, never goes back") {
+static void test_energy_counter(void)
+{
+		TEST("energy: counter wins, never goes back") {
 		struct prof_gpu_stats st;
 		struct prof_gpu_sample s;
 
@@ -98,6 +110,11 @@ int main(void)
 		CHECK(fabs(s.energy_j - 12.5) < 1e-9);
 		CHECK(st.energy_source == PROF_GPU_ENERGY_COUNTER);
 	}
+}
+
+static void test_throttled_time(void)
+{
+	char buf[256];
 
 	TEST("throttled time and reasons") {
 		struct prof_gpu_stats st;
@@ -121,8 +138,11 @@ int main(void)
 		prof_gpu_format_summary(buf, sizeof(buf), &d, &st);
 		CHECK_STR(buf, "0\tG\t5\t1\t20\t40\t\t\t\t\t\t\t0.5\tsw_power_cap:0.5,hw_thermal:0.25\n");
 	}
+}
 
-	TEST("alerts") {
+static void test_alerts(void)
+{
+		TEST("alerts") {
 		struct prof_gpu_alert a;
 		struct prof_gpu_sample s;
 		char err[128];
@@ -152,8 +172,11 @@ int main(void)
 		CHECK(prof_gpu_alert_parse("temp>hot", &a, err, sizeof(err)) < 0);
 		CHECK(prof_gpu_alert_parse("mem>1.5G", &a, err, sizeof(err)) < 0);
 	}
+}
 
-	TEST("tegrastats lines") {
+static void test_tegrastats_lines(void)
+{
+		TEST("tegrastats lines") {
 		static const char orin[] =
 			"11-22-2026 03:48:48 RAM 3000/30536MB (lfb 6100x4MB) CPU [35%@1728,off] "
 			"EMC_FREQ 10%@3199 GR3D_FREQ 45%@[1300,1300] CV0@-256C GPU@43C "
@@ -181,6 +204,11 @@ int main(void)
 		CHECK(prof_gpu_tegra_parse("hello world", 11, &s, &stamp, &hs) < 0);
 		CHECK(prof_gpu_tegra_parse("GR3D_FREQ", 9, &s, &stamp, &hs) < 0);
 	}
+}
+
+static void test_timeline_row(void)
+{
+	char buf[256];
 
 	TEST("timeline row") {
 		struct prof_gpu_dev d;
@@ -197,11 +225,27 @@ int main(void)
 		prof_gpu_format_row(buf, sizeof(buf), &d, &s);
 		CHECK_STR(buf, "7\t2\tX\t\t3\t\t\t\t\t\t\t\t\t\t1024\tnone\n");
 	}
+}
 
-	TEST("pid tree") {
+static void test_pid_tree(void)
+{
+		TEST("pid tree") {
 		CHECK(prof_gpu_pid_in_tree(getpid(), getpid(), 0));
 		CHECK(prof_gpu_pid_in_tree(getpid(), getppid(), 0));
 		CHECK(!prof_gpu_pid_in_tree(1, getpid(), getpid()));
 	}
+}
+
+int main(void)
+{
+	test_format_numbers();
+	test_throttle_names();
+	test_energy_from_power();
+	test_energy_counter();
+	test_throttled_time();
+	test_alerts();
+	test_tegrastats_lines();
+	test_timeline_row();
+	test_pid_tree();
 	return UNIT_RESULT();
 }
