@@ -249,7 +249,8 @@ static int read_profile(const struct config *c, int side, struct prof_stacks *t,
 
 	prof_profile_opts_init(&o);
 	o.event = c->event;
-	prof_stacks_init(t, 1);
+	/* The base of --folded-diff gets the new weights as a second column. */
+	prof_stacks_init(t, c->folded_diff && side == 0 ? 2 : 1);
 	return prof_profile_read(c->paths[side], &o, t, meta, NULL);
 }
 

@@ -204,16 +204,9 @@ int prof_functions_write(const struct prof_functions *f, const struct prof_funct
 	return 0;
 }
 
-int prof_functions_write_folded_diff(const struct prof_stacks *base, const struct prof_stacks *new,
+int prof_functions_write_folded_diff(struct prof_stacks *base, const struct prof_stacks *new,
 				     const struct prof_meta *meta, struct prof_output *o)
 {
-	struct prof_stacks both;
-	int rc;
-
-	prof_stacks_init(&both, 2);
-	prof_stacks_merge_column(&both, 0, base, 0);
-	prof_stacks_merge_column(&both, 1, new, 0);
-	rc = prof_folded_write(&both, meta, 2, o);
-	prof_stacks_release(&both);
-	return rc;
+	prof_stacks_merge_column(base, 1, new, 0);
+	return prof_folded_write(base, meta, 2, o);
 }
