@@ -178,28 +178,6 @@ static int read_input(const char *path, struct prof_stacks *t, struct prof_meta 
 	return r;
 }
 
-static double column_sum(const struct prof_stacks *t, size_t col)
-{
-	size_t i, n = prof_stacks_count(t);
-	double s = 0;
-
-	for (i = 0; i < n; i++)
-		s += prof_stacks_weights(t, (uint32_t)i)[col];
-	return s;
-}
-
-/* Replace *t by its rewrite through fn (seq remapped). */
-static void rewrite(struct prof_stacks *t, prof_flame_rewrite_fn fn, void *ctx,
-		    struct prof_flame_seq *seq)
-{
-	struct prof_stacks dst;
-
-	prof_stacks_init(&dst, 2);
-	prof_flame_transform(&dst, t, fn, ctx, seq);
-	prof_stacks_release(t);
-	*t = dst;
-}
-
 int main(int argc, char **argv)
 {
 	struct prof_flame_opts o;
@@ -208,14 +186,15 @@ int main(int argc, char **argv)
 	struct prof_flame_palmap palmap;
 	struct prof_flame_nameattr nameattr;
 	struct prof_flame_graph g = { 0 };
-	struct prof_flame_base base = { NULL, 0 };
+	struct prof_transform xf = PROF_TRANSFORM_INIT;
+	const char **base = NULL;
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_stacks t;
 	struct prof_output *out;
 	int have_palmap = 0, have_nameattr = 0;
 	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
 	const char *bgcolors = NULL, *countname = NULL;
-	int diff_files = 0, normalize = 0, reverse = 0, use_cp = 0, rval = 0, diff, c, i, r;
+	int diff_files = 0, normalize = 0, use_cp = 0, rval = 0, diff, c, i, r;
 	int unreadable = 0;
 	char c1[8], c2[8];
 
@@ -225,8 +204,9 @@ int main(int argc, char **argv)
 	while ((c = prof_getopt_long(argc, argv, "hno:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BASE:
-			base.names = xreallocarray(base.names, base.n + 1, sizeof(*base.names));
-			base.names[base.n++] = optarg;
+			base = xreallocarray(base, xf.nbase + 1, sizeof(*base));
+			base[xf.nbase++] = optarg;
+			xf.base = base;
 			break;
 		case OPT_BGCOLORS:
 			if (prof_flame_bg_parse(optarg, c1, c2))
@@ -338,7 +318,7 @@ int main(int argc, char **argv)
 			o.random = 1;
 			break;
 		case OPT_REVERSE:
-			reverse = 1;
+			xf.reverse = 1;
 			break;
 		case OPT_SUBTITLE:
 			o.subtitle = optarg;
@@ -454,27 +434,14 @@ int main(int argc, char **argv)
 		rval = 1;
 		goto done;
 	}
-	if (normalize && diff) {
-		double before = column_sum(&t, 0), after = column_sum(&t, 1);
-		size_t k, n = prof_stacks_count(&t);
-
-		if (before > 0 && after > 0 && before != after) {
-			for (k = 0; k < n; k++)
-				prof_stacks_weights(&t, (uint32_t)k)[0] *= after / before;
-			for (k = 0; k < seq.n; k++)
-				seq.w[k * 2] *= after / before;
-		}
-	} else if (normalize) {
+	if (normalize && diff)
+		prof_flame_normalize(&t, seqp);
+	else if (normalize)
 		prof_info(1, "--normalize: the input is not differential; ignored");
-	}
 
-	/* rewrite */
-	if (o.palette == PROF_PAL_CHAIN)
-		rewrite(&t, prof_flame_rewrite_chain, NULL, seqp);
-	if (reverse)
-		rewrite(&t, prof_flame_rewrite_reverse, NULL, seqp);
-	if (base.n)
-		rewrite(&t, prof_flame_rewrite_base, &base, seqp);
+	xf.tag_wakers = o.palette == PROF_PAL_CHAIN;
+	if (prof_transform_active(&xf))
+		prof_flame_transform(&t, &xf, seqp);
 
 	if (countname)
 		o.countname = countname;
@@ -482,7 +449,7 @@ int main(int argc, char **argv)
 		o.countname = prof_meta_get(&meta, "unit");
 
 	if (prof_flame_layout(&g, &t, seqp, diff, &o)) {
-		prof_warn(base.n ? "no stack contains the --base function(s): nothing to draw"
+		prof_warn(xf.nbase ? "no stack contains the --base function(s): nothing to draw"
 				 : "all counts are zero: nothing to draw");
 		rval = 1;
 		goto done;
@@ -535,6 +502,6 @@ done:
 	prof_flame_seq_release(&seq);
 	prof_stacks_release(&t);
 	prof_meta_release(&meta);
-	free(base.names);
+	free(base);
 	return rval | prof_close_stdout();
 }

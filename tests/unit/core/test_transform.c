@@ -1,9 +1,13 @@
-/* Stack transformations, the --top report and the profrec TSV reader. */
+/*
+ * Stack transformations (every step, alone and together, and the map of
+ * where each stack went), the --top report and the profrec TSV reader.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "base/buf.h"
+#include "core/intern.h"
 #include "io/chunk.h"
 #include "formats/folded.h"
 #include "io/input.h"
@@ -92,6 +96,80 @@ int main(void)
 		got = transform(input, &x);
 		CHECK_STR(got, "f;main 8\nleaf;f;main 1\nleaf;g;main 2\nx;h;main 4\n");
 		free(got);
+	}
+	TEST("tag_wakers: frames after \"--\" get _[w] once, in root-first order") {
+		struct prof_transform x = PROF_TRANSFORM_INIT;
+
+		x.tag_wakers = 1;
+		CHECK(prof_transform_active(&x));
+		got = transform("off;sleep;--;waker;wake_[w] 5\nw;--;k;--;j 1\nplain 2\n", &x);
+		CHECK_STR(got, "off;sleep;--;waker_[w];wake_[w] 5\nplain 2\nw;--;k_[w];--;j_[w] 1\n");
+		free(got);
+		/* tagged before reversing: the waker half is the same frames */
+		x.reverse = 1;
+		got = transform("a;--;b 1\n", &x);
+		CHECK_STR(got, "b_[w];--;a 1\n");
+		free(got);
+	}
+	TEST("base: stacks start at the first named frame, the others dropped") {
+		struct prof_transform x = PROF_TRANSFORM_INIT;
+		const char *names[] = { "h", "main" };
+
+		x.base = names;
+		x.nbase = 1;
+		CHECK(prof_transform_active(&x));
+		got = transform(input, &x);
+		CHECK_STR(got, "h;x 4\n");
+		free(got);
+		x.nbase = 2;	/* the first of any: main comes before h */
+		got = transform(input, &x);
+		CHECK_STR(got, "main;f 8\nmain;f;f;f;leaf 1\nmain;g;leaf 2\nmain;h;x 4\n");
+		free(got);
+		/* after reverse the first from the leaf: who calls main */
+		x.reverse = 1;
+		got = transform(input, &x);
+		CHECK_STR(got, "h;main;app 4\nmain;app 3\nmain;other 8\n");
+		free(got);
+	}
+	TEST("apply_map: where every stack went; replace in place") {
+		struct prof_transform x = PROF_TRANSFORM_INIT;
+		const char *names[] = { "g", "f" };
+		struct prof_stacks t;
+		uint32_t map[4];
+		size_t d;
+
+		load(&t, input);
+		x.base = names;
+		x.nbase = 2;
+		x.collapse_recursion = 1;
+		CHECK(prof_transform_replace(&x, &t, map) == 3);
+		CHECK(prof_stacks_count(&t) == 3);	/* f;leaf 1, g;leaf 2, f 8 */
+		CHECK(map[2] == UINT32_MAX);		/* app;main;h;x has neither */
+		CHECK(map[0] != UINT32_MAX && map[1] != UINT32_MAX && map[3] != UINT32_MAX);
+		CHECK(map[0] != map[1] && map[3] != map[0]);
+		prof_stacks_frames(&t, map[3], &d);
+		CHECK(d == 1 && prof_stacks_weights(&t, map[3])[0] == 8);
+		prof_stacks_release(&t);
+	}
+	TEST("reverse alone: the same table profflame's own rewrite gave") {
+		struct prof_transform x = PROF_TRANSFORM_INIT;
+		struct prof_stacks src, dst;
+		struct prof_buf b = PROF_BUF_INIT;
+		uint32_t map[4];
+
+		x.reverse = 1;
+		load(&src, "a;m;x 1\nb;m;x 2\nc 4\nw;--;k 1\n");
+		prof_stacks_init(&dst, 1);
+		CHECK(prof_transform_apply_map(&x, &src, &dst, map) == 4);
+		CHECK(map[0] == 0 && map[1] == 1 && map[2] == 2 && map[3] == 3);
+		prof_stacks_format(&dst, 0, &b);
+		prof_buf_addch(&b, '|');
+		prof_stacks_format(&dst, 3, &b);
+		CHECK_STR(b.data, "x;m;a|k;--;w");
+		CHECK(prof_intern_count(&dst.frames) == prof_intern_count(&src.frames));
+		prof_buf_release(&b);
+		prof_stacks_release(&src);
+		prof_stacks_release(&dst);
 	}
 	TEST("top: self, total once per stack, threshold, hot path") {
 		struct prof_stacks t;

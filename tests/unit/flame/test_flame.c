@@ -1,7 +1,9 @@
 /*
- * lib/flame/flame.c: colours identical to flamegraph.pl's (values taken from
- * its output), annotations, layout (merging, pruning, flame charts,
- * differentials) and the stack rewrites.
+ * lib/flame: colours identical to flamegraph.pl's (values taken from its
+ * output), annotations, layout (merging, pruning, flame charts,
+ * differentials), the stack rewrites through core/transform.h with a
+ * flame chart's order following them, normalising, palette files and the
+ * SVG writer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -200,35 +202,109 @@ int main(void)
 		CHECK(st.lines == 1 && st.malformed == 2);
 		prof_stacks_release(&t);
 	}
-	TEST("rewrites: reverse, base, chain") {
-		struct prof_stacks t, r;
+	TEST("rewrites through core/transform.h: reverse, base, chain") {
+		struct prof_stacks t;
 		struct prof_folded_stats st;
-		struct prof_flame_base base;
 		const char *names[] = { "m" };
 		struct prof_buf b = PROF_BUF_INIT;
 
 		load(&t, "a;m;x 1\nb;m;x 2\nc 4\nw;--;k 1\n", NULL, &st);
-		prof_stacks_init(&r, 2);
-		CHECK(prof_flame_transform(&r, &t, prof_flame_rewrite_reverse, NULL, NULL) == 4);
-		prof_stacks_format(&r, 0, &b);
-		CHECK(strcmp(b.data, "x;m;a") == 0);
-		prof_stacks_release(&r);
+		{
+			struct prof_transform x = PROF_TRANSFORM_INIT;
 
-		base.names = names;
-		base.n = 1;
-		prof_stacks_init(&r, 2);
-		CHECK(prof_flame_transform(&r, &t, prof_flame_rewrite_base, &base, NULL) == 2);
-		CHECK(prof_stacks_count(&r) == 1 && prof_stacks_weights(&r, 0)[0] == 3);
-		prof_stacks_release(&r);
+			x.reverse = 1;
+			CHECK(prof_flame_transform(&t, &x, NULL) == 4);
+			prof_stacks_format(&t, 0, &b);
+			CHECK_STR(b.data, "x;m;a");
+			CHECK(prof_stacks_count(&t) == 4);
+		}
+		prof_stacks_release(&t);
 
-		prof_stacks_init(&r, 2);
-		prof_flame_transform(&r, &t, prof_flame_rewrite_chain, NULL, NULL);
-		prof_buf_reset(&b);
-		prof_stacks_format(&r, 3, &b);
-		CHECK(strcmp(b.data, "w;--;k_[w]") == 0);
-		prof_stacks_release(&r);
+		load(&t, "a;m;x 1\nb;m;x 2\nc 4\nw;--;k 1\n", NULL, &st);
+		{
+			struct prof_transform x = PROF_TRANSFORM_INIT;
+
+			x.base = names;
+			x.nbase = 1;
+			CHECK(prof_flame_transform(&t, &x, NULL) == 2);
+			CHECK(prof_stacks_count(&t) == 1 && prof_stacks_weights(&t, 0)[0] == 3);
+		}
+		prof_stacks_release(&t);
+
+		load(&t, "a;m;x 1\nb;m;x 2\nc 4\nw;--;k 1\n", NULL, &st);
+		{
+			struct prof_transform x = PROF_TRANSFORM_INIT;
+
+			x.tag_wakers = 1;
+			CHECK(prof_flame_transform(&t, &x, NULL) == 4);
+			prof_buf_reset(&b);
+			prof_stacks_format(&t, 3, &b);
+			CHECK_STR(b.data, "w;--;k_[w]");
+		}
 		prof_buf_release(&b);
 		prof_stacks_release(&t);
+	}
+	TEST("rewrites: a flame chart's input order follows its stacks") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_seq seq = { 0 };
+		struct prof_transform x = PROF_TRANSFORM_INIT;
+		const char *names[] = { "b" };
+		struct prof_buf b = PROF_BUF_INIT;
+
+		/* --reverse --base b: "c" goes, both a;b lines become one stack b;a */
+		load(&t, "a;b 1\nc 2\nd;b 3\na;b 4\n", &seq, &st);
+		x.reverse = 1;
+		x.base = names;
+		x.nbase = 1;
+		CHECK(prof_flame_transform(&t, &x, &seq) == 2);
+		CHECK(seq.n == 3 && prof_stacks_count(&t) == 2);
+		CHECK(seq.ids[0] == seq.ids[2] && seq.ids[0] != seq.ids[1]);
+		CHECK(seq.w[0] == 1 && seq.w[2] == 3 && seq.w[4] == 4);
+		prof_stacks_format(&t, seq.ids[1], &b);
+		CHECK_STR(b.data, "b;d");
+		CHECK(prof_stacks_weights(&t, seq.ids[0])[0] == 5);
+		prof_buf_release(&b);
+		prof_flame_seq_release(&seq);
+		prof_stacks_release(&t);
+	}
+	TEST("differential: --normalize scales BEFORE to AFTER's total") {
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_seq seq = { 0 };
+
+		load(&t, "a 20 20\nb 40 10\n", &seq, &st);
+		CHECK(prof_flame_normalize(&t, &seq) == 1);
+		CHECK(prof_stacks_weights(&t, 0)[0] == 10 && prof_stacks_weights(&t, 1)[0] == 20);
+		CHECK(prof_stacks_weights(&t, 1)[1] == 10);
+		CHECK(seq.w[0] == 10 && seq.w[2] == 20 && seq.w[3] == 10);
+		CHECK(prof_flame_normalize(&t, NULL) == 0);	/* equal sums already */
+		prof_flame_seq_release(&seq);
+		prof_stacks_release(&t);
+		load(&t, "a 0 5\n", NULL, &st);
+		CHECK(prof_flame_normalize(&t, NULL) == 0 && prof_stacks_weights(&t, 0)[0] == 0);
+		prof_stacks_release(&t);
+	}
+	TEST("colours from files: rgb() and #hex, the consistent palette map") {
+		struct prof_flame_palmap m;
+		uint32_t c = 0;
+
+		CHECK(prof_flame_parse_color("rgb(1,2,3)", &c) == 0 && c == RGB(1, 2, 3));
+		CHECK(prof_flame_parse_color("#A0b1C2", &c) == 0 && c == RGB(0xa0, 0xb1, 0xc2));
+		CHECK(prof_flame_parse_color("rgb(1,2,256)", &c) == -1);
+		CHECK(prof_flame_parse_color("rgb(1,2,3) ", &c) == -1);
+		CHECK(prof_flame_parse_color("#12345", &c) == -1);
+		CHECK(prof_flame_diff_color(0, 10) == RGB(255, 255, 255));
+		CHECK(prof_flame_diff_color(10, 10) == RGB(255, 0, 0));
+		CHECK(prof_flame_diff_color(-5, 10) == RGB(105, 105, 255));
+		prof_flame_palmap_init(&m);
+		CHECK(prof_flame_palmap_get(&m, "f", 1, &c) == -1);
+		prof_flame_palmap_set(&m, "f", 1, RGB(9, 8, 7));
+		prof_flame_palmap_set(&m, "g", 1, 1);
+		prof_flame_palmap_set(&m, "f", 1, RGB(1, 2, 3));
+		CHECK(prof_flame_palmap_get(&m, "f", 1, &c) == 0 && c == RGB(1, 2, 3));
+		CHECK(prof_flame_palmap_get(&m, "g", 1, &c) == 0 && c == 1);
+		prof_flame_palmap_release(&m);
 	}
 	TEST("palette names: every one listed parses back to itself") {
 		enum prof_flame_palette p;

@@ -1,0 +1,64 @@
+#ifndef PROF_FLAME_INTERNAL_H
+#define PROF_FLAME_INTERNAL_H
+/*
+ * Private to lib/flame: what its files share and no caller needs.
+ * Include flame/flame.h, never this, from outside the folder.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "base/buf.h"
+#include "flame/flame.h"
+
+/* A colour 0xRRGGBB from components 0..255. */
+#define PROF_RGB(r, g, b) (((uint32_t)(r) << 16) | ((uint32_t)(g) << 8) | (uint32_t)(b))
+
+/* flamegraph.pl's geometry: side margin, gap under a frame, fluid width. */
+#define PROF_FLAME_XPAD 10.0
+#define PROF_FLAME_FRAMEPAD 1.0
+#define PROF_FLAME_FLUID_WIDTH 1200.0
+
+/*
+ * qsort_r() comparator of uint32_t ids of the strings of ctx (a struct
+ * prof_intern *): byte order, a prefix first.
+ */
+int prof_flame_compare_names(const void *a, const void *b, void *ctx);
+
+/* The state of one prof_flame_write() (svg.c), shared with the legend. */
+struct prof_flame_writer {
+	const struct prof_flame_graph *g;
+	const struct prof_stacks *t;
+	const struct prof_flame_opts *o;
+	struct prof_output *out;
+	struct prof_buf b;	/* pending output, flushed every 64 KiB */
+	uint32_t *colors;	/* frame id -> colour, UINT32_MAX unknown */
+	uint64_t rng;		/* --random's generator */
+	/*
+	 * ypad1: title rows; ypad3: subtitle row; ypad2: details row below
+	 * the frames; ylegend: the differential legend's row at the very
+	 * bottom (so frames sit where flamegraph.pl puts them); height: all.
+	 */
+	double width, height, wpt, ypad1, ypad2, ypad3, ylegend;
+	int r;			/* 0, or -1 after a write error */
+};
+
+/* The differential legend at baseline y (differential.c). */
+void prof_flame_write_legend(struct prof_flame_writer *w, double y);
+
+/* Numbers and strings as the SVG writes them (svg_format.c). */
+/* v rounded to hundredths, without trailing zeros ("12.5", "3"). */
+void prof_flame_add_num(struct prof_buf *b, double v);
+/* h hundredths (an exact integer count of 0.01) as prof_flame_add_num() writes them. */
+void prof_flame_add_hundredths(struct prof_buf *b, long long h);
+/* "%.0f" of v with thousands separators (flamegraph.pl's samples_txt). */
+void prof_flame_add_count(struct prof_buf *b, double v);
+/* "#rrggbb" of colour c. */
+void prof_flame_add_hex(struct prof_buf *b, uint32_t c);
+/* A JSON string literal safe inside <script> and CDATA (no <, >, &). */
+void prof_flame_add_js_string(struct prof_buf *b, const char *s);
+/* Text for an XML comment: escaped, with no "--" and no trailing "-". */
+void prof_flame_add_comment_text(struct prof_buf *b, const char *s);
+
+/* The embedded script (script.c). */
+extern const char prof_flame_script[];
+
+#endif
