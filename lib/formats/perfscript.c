@@ -1,317 +1,15 @@
 /*
  * `perf script` text -> stack table, following stackcollapse-perf.pl's
- * rules (see perfscript.h). The Perl regexes are matched by hand here;
- * each function says which regex it implements and how its backtracking
- * resolves, so the results are the Perl script's for any input.
+ * rules (see perfscript.h): the parser of one thread. Line grammar in
+ * perfscript_lines.c, whole inputs and threads in perfscript_read.c.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
-#include "io/chunk.h"
-#include "io/input.h"
+#include "base/xalloc.h"
 #include "core/intern.h"
 #include "formats/perfscript.h"
-#include "base/xalloc.h"
-
-/* Perl's \s, \d and \w on byte strings (ASCII rules). */
-static inline int is_ws(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static inline int is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline int is_word(unsigned char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static inline int is_hex(unsigned char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static int starts_with(const char *s, size_t n, const char *lit)
-{
-	size_t l = strlen(lit);
-
-	return n >= l && memcmp(s, lit, l) == 0;
-}
-
-static int mem_contains(const char *s, size_t n, const char *lit)
-{
-	return memmem(s, n, lit, strlen(lit)) != NULL;
-}
-
-/*
- * /:\s*(\d+)*\s+(\S+):\s*$/ on s[0..n). The ':' ending the line (after
- * trailing whitespace) closes the event token, the last whitespace-
- * separated token; before it whitespace, optional digits (the period),
- * optional whitespace and a ':' (the one ending the time). The leftmost
- * ':' that can start the match is the only one: the text between it and
- * the event token holds only whitespace and digits.
- */
-static int match_period(const char *s, size_t n, struct prof_perf_event *ev)
-{
-	size_t c = n, a, b, d, w, t;
-
-	while (c > 0 && is_ws((unsigned char)s[c - 1]))
-		c--;
-	if (c == 0 || s[c - 1] != ':')
-		return 0;
-	c--;			/* s[c] is the final ':' */
-	a = c;
-	while (a > 0 && !is_ws((unsigned char)s[a - 1]))
-		a--;
-	if (a == c || a == 0)
-		return 0;	/* empty event name, or no \s+ before it */
-	b = a;
-	while (b > 0 && is_ws((unsigned char)s[b - 1]))
-		b--;
-	d = b;
-	while (d > 0 && is_digit((unsigned char)s[d - 1]))
-		d--;
-	w = d;
-	if (d < b)		/* digits: optional whitespace before them */
-		while (w > 0 && is_ws((unsigned char)s[w - 1]))
-			w--;
-	if (w == 0 || s[w - 1] != ':')
-		return 0;
-	ev->has_event = 1;
-	ev->event = s + a;
-	ev->event_len = c - a;
-	ev->period = s + d;
-	ev->period_len = b - d;
-	/* The time is the token the ':' ends. */
-	t = w - 1;
-	while (t > 0 && !is_ws((unsigned char)s[t - 1]))
-		t--;
-	ev->time = s + t;
-	ev->time_len = w - 1 - t;
-	return 1;
-}
-
-/*
- * /^(\S.+?)\s+(\d+)[/]*(\d+)*\s+/: the lazy comm grows from two bytes
- * until it is followed by a whitespace run, a digit run, slashes, an
- * optional second digit run and whitespace. Backtracking cannot shorten
- * any of those runs to a different success (the next byte would be of
- * the wrong class), so the captures are the maximal runs.
- */
-int prof_perfscript_event_line(const char *line, size_t n, struct prof_perf_event *ev)
-{
-	const unsigned char *s = (const unsigned char *)line;
-	size_t e, k, q, r, x;
-
-	if (n < 2 || is_ws(s[0]))
-		return 0;
-	for (e = 2; e < n; e++) {
-		if (!is_ws(s[e]))
-			continue;
-		k = e;
-		while (k < n && is_ws(s[k]))
-			k++;
-		if (k >= n || !is_digit(s[k])) {
-			e = k;	/* any start inside this run fails the same way */
-			continue;
-		}
-		q = k;
-		while (q < n && is_digit(s[q]))
-			q++;
-		r = q;
-		while (r < n && s[r] == '/')
-			r++;
-		x = r;
-		while (x < n && is_digit(s[x]))
-			x++;
-		if (x >= n || !is_ws(s[x]))
-			continue;
-		memset(ev, 0, sizeof(*ev));
-		ev->comm = line;
-		ev->comm_len = e;
-		ev->pid = line + k;
-		ev->pid_len = q - k;
-		ev->tid = line + r;
-		ev->tid_len = x - r;
-		match_period(line, n, ev);
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * (ext) The fields after "comm pid[/tid] " on a sample line that carries
- * its frame, as perf script prints samples without call chains:
- * "[cpu] time: period event: pc symbol (dso)", every field before the pc
- * optional (-F selections). The period is taken only before an event.
- * Fills the time, period and event of ev and *frame (offset of the pc).
- * Returns 1 if s[i..n) is such a tail.
- */
-static int sample_tail(const char *s, size_t i, size_t n, struct prof_perf_event *ev,
-		       size_t *frame)
-{
-	size_t d, j, k;
-
-#define SKIP_WS() while (i < n && is_ws((unsigned char)s[i])) i++
-	SKIP_WS();
-	if (i < n && s[i] == '[') {	/* [cpu] */
-		for (j = i + 1; j < n && is_digit((unsigned char)s[j]); j++)
-			;
-		if (j == i + 1 || j >= n || s[j] != ']')
-			return 0;
-		i = j + 1;
-		SKIP_WS();
-	}
-	/* time: digits[.digits]: */
-	for (j = i; j < n && is_digit((unsigned char)s[j]); j++)
-		;
-	if (j > i && j < n && s[j] == '.') {
-		for (k = j + 1; k < n && is_digit((unsigned char)s[k]); k++)
-			;
-		if (k > j + 1 && k + 1 < n && s[k] == ':' && is_ws((unsigned char)s[k + 1])) {
-			ev->time = s + i;
-			ev->time_len = k - i;
-			i = k + 1;
-			SKIP_WS();
-		}
-	}
-	/* [period] event: -- the event token ends with ':' before a blank */
-	for (d = i; d < n && is_digit((unsigned char)s[d]); d++)
-		;
-	k = i;			/* where the event token would start */
-	if (d > i && d < n && is_ws((unsigned char)s[d]))
-		for (k = d; k < n && is_ws((unsigned char)s[k]); k++)
-			;
-	for (j = k; j < n && !is_ws((unsigned char)s[j]); j++)
-		;
-	if (j >= k + 2 && s[j - 1] == ':' && !is_digit((unsigned char)s[k])) {
-		if (k > i) {
-			ev->period = s + i;
-			ev->period_len = d - i;
-		}
-		ev->event = s + k;
-		ev->event_len = j - 1 - k;
-		ev->has_event = 1;
-		i = j;
-		SKIP_WS();
-	}
-	/* pc symbol; -F period without event: "period pc symbol" */
-	for (j = i; j < n && is_hex((unsigned char)s[j]); j++)
-		;
-	if (j == i || j >= n || !is_ws((unsigned char)s[j]))
-		return 0;
-	k = j;
-	while (k < n && is_ws((unsigned char)s[k]))
-		k++;
-	if (k >= n)
-		return 0;
-	if (!ev->has_event && strspn(s + i, "0123456789") == j - i) {
-		for (d = k; d < n && is_hex((unsigned char)s[d]); d++)
-			;
-		if (d > k && d < n && is_ws((unsigned char)s[d])) {
-			while (d < n && is_ws((unsigned char)s[d]))
-				d++;
-			if (d < n) {
-				ev->period = s + i;
-				ev->period_len = j - i;
-				i = k;
-			}
-		}
-	}
-	*frame = i;
-	return 1;
-#undef SKIP_WS
-}
-
-/*
- * (ext) A sample line with its frame on it (recorded without call chains,
- * or printed without them): optional leading blanks (perf right-aligns
- * the comm), "comm pid[/tid]", then sample_tail(). The comm is the
- * shortest prefix after which the rest parses, so "io worker 1 5197/5198
- * ..." has the comm "io worker 1". To tell it from other text, the line
- * must carry a time, an event or a " (dso)". Returns 1 and fills ev (the
- * period, event and time as prof_perfscript_event_line() does) and
- * *frame, the offset of the frame text ("pc symbol (dso)") in line.
- */
-static int sample_line(const char *line, size_t n, struct prof_perf_event *ev, size_t *frame)
-{
-	const unsigned char *s = (const unsigned char *)line;
-	size_t b = 0, e, k, q, r, x;
-
-	while (b < n && is_ws(s[b]))
-		b++;
-	if (n - b < 2)
-		return 0;
-	for (e = b + 2; e < n; e++) {
-		if (!is_ws(s[e]))
-			continue;
-		k = e;
-		while (k < n && is_ws(s[k]))
-			k++;
-		if (k >= n || !is_digit(s[k]))
-			continue;
-		q = k;
-		while (q < n && is_digit(s[q]))
-			q++;
-		r = q;
-		while (r < n && s[r] == '/')
-			r++;
-		x = r;
-		while (x < n && is_digit(s[x]))
-			x++;
-		if (x >= n || !is_ws(s[x]))
-			continue;
-		memset(ev, 0, sizeof(*ev));
-		if (!sample_tail(line, x, n, ev, frame))
-			continue;
-		if (!ev->time_len && !ev->has_event && line[n - 1] != ')')
-			return 0;
-		ev->comm = line + b;
-		ev->comm_len = e - b;
-		ev->pid = line + k;
-		ev->pid_len = q - k;
-		ev->tid = line + r;
-		ev->tid_len = x - r;
-		return 1;
-	}
-	return 0;
-}
-
-/* "248.704562" -> ns; 0 if not a time. */
-static int parse_time(const char *s, size_t n, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0;
-	size_t i = 0, fd = 0;
-
-	if (n == 0 || !is_digit((unsigned char)s[0]))
-		return 0;
-	while (i < n && is_digit((unsigned char)s[i]))
-		sec = sec * 10 + (uint64_t)(s[i++] - '0');
-	if (i < n && s[i] == '.') {
-		i++;
-		while (i < n && is_digit((unsigned char)s[i])) {
-			if (fd < 9) {
-				frac = frac * 10 + (uint64_t)(s[i] - '0');
-				fd++;
-			}
-			i++;
-		}
-	}
-	if (i != n)
-		return 0;
-	while (fd < 9) {
-		frac *= 10;
-		fd++;
-	}
-	*ns = sec * 1000000000ULL + frac;
-	return 1;
-}
-
-/* ---- the frame-line cache and the per-thread parser ---- */
+#include "formats/perfscript_lines.h"
 
 struct line_cache {
 	struct prof_intern lines;	/* raw frame lines */
@@ -398,7 +96,7 @@ const struct prof_perfscript_stats *prof_perfscript_stats(const struct prof_perf
 }
 
 /* Perl's s/\((?!anonymous namespace\)).* // (no space): cut at the first other '('. */
-static size_t cut_perl(const char *f, size_t n)
+static size_t cut_args_perl(const char *f, size_t n)
 {
 	const char *p = f, *end = f + n;
 
@@ -415,7 +113,7 @@ static size_t cut_perl(const char *f, size_t n)
  * the "()" of operator(), not "(anonymous namespace)". Operator names
  * such as operator<< and operator-> do not count as brackets.
  */
-static size_t cut_cpp(const char *f, size_t n)
+static size_t cut_args_cpp(const char *f, size_t n)
 {
 	long depth = 0;
 	size_t i = 0;
@@ -482,7 +180,7 @@ static int is_jit_map(const char *m, size_t n)
  * One frame piece through the Perl script's tidying and annotation into
  * ps->scratch, then interned.
  */
-static uint32_t tidy_piece(struct prof_perfscript *ps, const char *f, size_t n,
+static uint32_t intern_frame_piece(struct prof_perfscript *ps, const char *f, size_t n,
 			   const char *pc, size_t pc_len, const char *mod, size_t mod_len,
 			   int java, int piece_index)
 {
@@ -519,7 +217,7 @@ static uint32_t tidy_piece(struct prof_perfscript *ps, const char *f, size_t n,
 		if (s[i] == ';')
 			s[i] = ':';
 	if (!is_go_method(s, len))
-		len = o->cpp_names ? cut_cpp(s, len) : cut_perl(s, len);
+		len = o->cpp_names ? cut_args_cpp(s, len) : cut_args_perl(s, len);
 	for (i = j = 0; i < len; i++)
 		if (s[i] != '"' && s[i] != '\'')
 			s[j++] = s[i];
@@ -548,7 +246,7 @@ static uint32_t tidy_piece(struct prof_perfscript *ps, const char *f, size_t n,
  * these when -F leaves out dso. s0 is the first non-blank byte. Sets *sym
  * to the symbol's start and *end to its end (trailing blanks cut).
  */
-static int no_dso_frame(const char *s, size_t n, size_t s0, size_t *sym, size_t *end)
+static int match_frame_without_dso(const char *s, size_t n, size_t s0, size_t *sym, size_t *end)
 {
 	size_t i = s0;
 
@@ -577,7 +275,7 @@ static int no_dso_frame(const char *s, size_t n, size_t s0, size_t *sym, size_t 
  * run unless the symbol would be empty, when (\s*) and then (\w+) give
  * back bytes: the symbol starts at min(end of blanks, " (" - 1).
  */
-static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
+static int parse_frame_line(struct prof_perfscript *ps, struct line_cache *c,
 			      const char *s, size_t n, int java)
 {
 	size_t s0 = 0, w_end, ws_end, L, J, p, x, f_end, h, start, i;
@@ -606,7 +304,7 @@ static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
 	}
 	if (J == SIZE_MAX || J < s0 + 2) {
 		/* (ext) "pc symbol" without " (dso)" (perf script -F ip,sym) */
-		if (!no_dso_frame(s, n, s0, &p, &J))
+		if (!match_frame_without_dso(s, n, s0, &p, &J))
 			return -1;
 		pc = s + s0;
 		pc_len = w_end - s0;
@@ -647,7 +345,7 @@ static int process_frame_line(struct prof_perfscript *ps, struct line_cache *c,
 	for (i = 0; f_end > p; i++) {
 		const char *arrow = memmem(s + start, f_end - start, "->", 2);
 		size_t piece_end = arrow ? (size_t)(arrow - s) : f_end;
-		uint32_t id = tidy_piece(ps, s + start, piece_end - start, pc, pc_len, mod, mod_len,
+		uint32_t id = intern_frame_piece(ps, s + start, piece_end - start, pc, pc_len, mod, mod_len,
 					 java, (int)i);
 
 		PROF_GROW(c->pool, c->pool_len + 1, c->pool_cap);
@@ -691,29 +389,12 @@ static void report_bad(struct prof_perfscript *ps, unsigned long lineno, const c
 }
 
 /*
- * (ext) "  file.c:12", "  ??:0" or "  [kernel.kallsyms][ffffffff8100]": a
- * line -F +srcline prints after a frame, one word.
+ * A frame line of the open sample: its frames (parsed on first sight,
+ * then taken from the cache) go in front of the frames so far, leaf first
+ * as perf prints them. An unrecognised line is reported.
  */
-static int srcline(const char *s, size_t n)
-{
-	size_t i = 0, d, j;
-
-	while (i < n && is_ws((unsigned char)s[i]))
-		i++;
-	for (j = i; j < n; j++)
-		if (is_ws((unsigned char)s[j]))
-			return 0;
-	if (n - i >= 4 && s[n - 1] == ']') {
-		for (d = n - 1; d > i && is_hex((unsigned char)s[d - 1]); d--)
-			;
-		return d < n - 1 && d > i + 1 && s[d - 1] == '[';
-	}
-	for (d = n; d > i && is_digit((unsigned char)s[d - 1]); d--)
-		;
-	return d < n && d > i + 1 && s[d - 1] == ':';
-}
-
-static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsigned long lineno)
+static void add_frame_line(struct prof_perfscript *ps, const char *s, size_t n,
+			   unsigned long lineno)
 {
 	struct line_cache *c = &ps->cache[ps->java];
 	size_t before = prof_intern_count(&c->lines);
@@ -724,12 +405,12 @@ static void frame_line(struct prof_perfscript *ps, const char *s, size_t n, unsi
 	if (id >= before) {
 		cache_reserve(c, id);
 		c->off[id] = (uint32_t)c->pool_len;
-		c->count[id] = process_frame_line(ps, c, s, n, ps->java);
+		c->count[id] = parse_frame_line(ps, c, s, n, ps->java);
 		c->bytes += n + 48;
 	}
 	cnt = c->count[id];
 	if (cnt < 0) {
-		if (!srcline(s, n))
+		if (!prof_perfscript_is_srcline(s, n))
 			report_bad(ps, lineno, s, n);
 		return;
 	}
@@ -820,7 +501,7 @@ static double parse_period(const char *s, size_t n)
 }
 
 /* The root frame(s): the comm with pid/tid, spaces -> '_', split at ';'. */
-static void set_pname(struct prof_perfscript *ps, const struct prof_perf_event *ev)
+static void set_root_frames(struct prof_perfscript *ps, const struct prof_perf_event *ev)
 {
 	struct prof_buf *b = &ps->scratch, *raw = &ps->pname_raw;
 	const char *pid = ev->pid, *tid = ev->tid;
@@ -876,7 +557,11 @@ static void set_pname(struct prof_perfscript *ps, const struct prof_perf_event *
 	}
 }
 
-static void event_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+/*
+ * The event line of a sample: folded if of the event folded and in the
+ * time window (else counted), with its period and root frames.
+ */
+static void apply_event_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
 		       const struct prof_perf_event *ev)
 {
 	const struct prof_perfscript_opts *o = ps->o;
@@ -894,7 +579,7 @@ static void event_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *c
 		ps->st.weighted = 1;	/* the unit does not depend on the window */
 	if (o->time_window) {
 		uint64_t t;
-		int timed = ev->time_len && parse_time(ev->time, ev->time_len, &t);
+		int timed = ev->time_len && prof_perfscript_parse_time(ev->time, ev->time_len, &t);
 
 		if (timed)
 			note_time(&ps->st, t, t);
@@ -905,19 +590,19 @@ static void event_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *c
 		}
 	}
 	ps->period = o->counts ? 1 : parse_period(ev->period, ev->period_len);
-	set_pname(ps, ev);
+	set_root_frames(ps, ev);
 	ps->have_pname = 1;
 }
 
 /* (ext) A sample line: its root and its one frame, folded at once. */
-static void single_sample(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
+static void fold_sample_line(struct prof_perfscript *ps, struct prof_perfscript_ctx *ctx,
 			  const struct prof_perf_event *ev, const char *frame, size_t n,
 			  unsigned long lineno)
 {
 	end_sample(ps);
-	event_line(ps, ctx, ev);
+	apply_event_line(ps, ctx, ev);
 	if (ps->have_pname)
-		frame_line(ps, frame, n, lineno);
+		add_frame_line(ps, frame, n, lineno);
 	end_sample(ps);
 }
 
@@ -926,7 +611,7 @@ static void start_sample(struct prof_perfscript *ps, struct prof_perfscript_ctx 
 			 const struct prof_perf_event *ev)
 {
 	end_sample(ps);
-	event_line(ps, ctx, ev);
+	apply_event_line(ps, ctx, ev);
 	ps->in_sample = 1;
 }
 
@@ -947,8 +632,8 @@ static void settle_pending(struct prof_perfscript *ps, struct prof_perfscript_ct
 	if (next_is_frame) {
 		if (prof_perfscript_event_line(l, n, &ev))
 			start_sample(ps, ctx, &ev);
-	} else if (sample_line(l, n, &ev, &frame)) {
-		single_sample(ps, ctx, &ev, l + frame, n - frame, ps->pending_lineno);
+	} else if (prof_perfscript_sample_line(l, n, &ev, &frame)) {
+		fold_sample_line(ps, ctx, &ev, l + frame, n - frame, ps->pending_lineno);
 	}
 }
 
@@ -991,13 +676,13 @@ void prof_perfscript_parse(struct prof_perfscript *ps, struct prof_perfscript_ct
 		 * an open sample is never taken for one.
 		 */
 		if (is_event)
-			is_sample = !ev.has_event && sample_line(p, n, &ev, &frame);
+			is_sample = !ev.has_event && prof_perfscript_sample_line(p, n, &ev, &frame);
 		else
 			is_sample = (!indented || !ps->in_sample || ps->has_pending) &&
-				    sample_line(p, n, &ev, &frame);
+				    prof_perfscript_sample_line(p, n, &ev, &frame);
 		if (ps->has_pending) {
 			/* a -F +srcline line after it tells nothing */
-			if (!is_event && !is_sample && srcline(p, n)) {
+			if (!is_event && !is_sample && prof_perfscript_is_srcline(p, n)) {
 				p = next;
 				continue;
 			}
@@ -1011,12 +696,12 @@ void prof_perfscript_parse(struct prof_perfscript *ps, struct prof_perfscript_ct
 			ps->has_pending = 1;
 			ps->pending_lineno = lineno;
 		} else if (is_sample) {
-			single_sample(ps, ctx, &ev, p + frame, n - frame, lineno);
+			fold_sample_line(ps, ctx, &ev, p + frame, n - frame, lineno);
 		} else if (is_event) {
 			prof_perfscript_event_line(p, n, &ev);
 			start_sample(ps, ctx, &ev);
 		} else {
-			frame_line(ps, p, n, lineno);
+			add_frame_line(ps, p, n, lineno);
 		}
 		p = next;
 	}
@@ -1042,10 +727,10 @@ int prof_perfscript_prescan(struct prof_perfscript_ctx *ctx, const char *buf, si
 			n--;
 		if (n && p[0] != '#' &&
 		    ((!is_ws((unsigned char)p[0]) && prof_perfscript_event_line(p, n, &ev) &&
-		      ev.has_event) || (sample_line(p, n, &ev, &frame) && ev.has_event))) {
+		      ev.has_event) || (prof_perfscript_sample_line(p, n, &ev, &frame) && ev.has_event))) {
 			if (!ctx->event)
 				set_event(ctx, ev.event, ev.event_len);
-			if (!ctx->time_known && parse_time(ev.time, ev.time_len, &ctx->time_base_ns))
+			if (!ctx->time_known && prof_perfscript_parse_time(ev.time, ev.time_len, &ctx->time_base_ns))
 				ctx->time_known = 1;
 		}
 		p = nl ? nl + 1 : end;
@@ -1106,216 +791,4 @@ void prof_perfscript_stats_release(struct prof_perfscript_stats *s)
 	for (i = 0; i < s->nbad; i++)
 		free(s->bad_text[i]);
 	memset(s, 0, sizeof(*s));
-}
-
-/* ---- threads ---- */
-
-/*
- * Each thread takes the next block itself (reading it under the pool's
- * lock, so the bytes it parses are still in its own cache), parses it
- * into its own table, and goes back for more. Workers do not know where
- * their block starts in the input: they number lines (seq << SEQ_SHIFT)
- * + line within the block, which sorts reports in input order, and the
- * numbers are made absolute once every block's line count is known.
- */
-#define SEQ_SHIFT 36
-
-struct pool {
-	pthread_mutex_t lock;
-	struct prof_chunks *r;
-	const struct prof_perfscript_opts *opts;
-	struct prof_perfscript_ctx *ctx;
-	int known, done;
-	unsigned long *block_lines;	/* seq -> lines in the block */
-	size_t nblocks, blocks_cap;
-};
-
-struct worker {
-	pthread_t thread;
-	struct pool *pool;
-	struct prof_stacks table;
-	struct prof_perfscript *ps;
-};
-
-static int need_time(const struct prof_perfscript_opts *o)
-{
-	return o->time_window;
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct pool *pl = w->pool;
-
-	for (;;) {
-		struct prof_perfscript_ctx ctx;
-		unsigned long before;
-		size_t len, seq;
-		int last = 0;
-		char *block;
-
-		pthread_mutex_lock(&pl->lock);
-		block = pl->done ? NULL : prof_chunks_next(pl->r, PROF_CHUNK_BLANK, &len, &last);
-		if (!block) {
-			pl->done = 1;
-			pthread_mutex_unlock(&pl->lock);
-			break;
-		}
-		if (!pl->known)
-			pl->known = prof_perfscript_prescan(pl->ctx, block, len, need_time(pl->opts));
-		ctx = *pl->ctx;		/* a snapshot: the event string is not owned */
-		seq = pl->nblocks++;
-		PROF_GROW(pl->block_lines, pl->nblocks, pl->blocks_cap);
-		pthread_mutex_unlock(&pl->lock);
-
-		before = w->ps->st.lines;
-		prof_perfscript_parse(w->ps, &ctx, block, len, (unsigned long)seq << SEQ_SHIFT, last);
-		prof_chunks_recycle(pl->r, block);
-		pthread_mutex_lock(&pl->lock);
-		pl->block_lines[seq] = w->ps->st.lines - before;
-		pthread_mutex_unlock(&pl->lock);
-	}
-	return NULL;
-}
-
-static int read_serial(struct prof_chunks *r, struct prof_stacks *t,
-		       const struct prof_perfscript_opts *opts,
-		       struct prof_perfscript_ctx *ctx, struct prof_perfscript_stats *stats)
-{
-	struct prof_perfscript *ps = prof_perfscript_new(t, opts);
-	unsigned long line0 = 0;
-	int known = 0, last = 0;
-	size_t len;
-	char *block;
-
-	/* One parser keeps its state from block to block: any line will do. */
-	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
-		if (!known)
-			known = prof_perfscript_prescan(ctx, block, len, need_time(opts));
-		prof_perfscript_parse(ps, ctx, block, len, line0, last);
-		line0 = ps->st.lines;
-		prof_chunks_recycle(r, block);
-	}
-	if (!last)
-		end_sample(ps);
-	prof_perfscript_stats_merge(stats, &ps->st);
-	prof_perfscript_free(ps);
-	return prof_chunks_failed(r) ? -1 : 0;
-}
-
-int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
-			 const struct prof_perfscript_opts *opts, int jobs,
-			 struct prof_perfscript_ctx *ctx, struct prof_perfscript_stats *stats)
-{
-	struct pool pl;
-	struct worker *ws;
-	size_t k;
-	int i, started = 1;
-
-	if (opts->event_filter && *opts->event_filter && !ctx->event) {
-		ctx->event = xstrdup(opts->event_filter);
-		ctx->event_len = strlen(opts->event_filter);
-		ctx->event_defaulted = 0;
-	}
-	/*
-	 * Threads take blocks that end at empty lines, the ends of samples.
-	 * Samples without call chains have none between them: one thread.
-	 */
-	if (opts->on_stack)
-		jobs = 1;	/* samples in input order */
-	if (jobs > 1) {
-		size_t plen;
-		const char *peek = prof_chunks_peek(r, 1u << 20, &plen);
-
-		if (!memmem(peek, plen, "\n\n", 2) && !memmem(peek, plen, "\n\r\n", 3))
-			jobs = 1;
-	}
-	if (jobs <= 1)
-		return read_serial(r, t, opts, ctx, stats);
-
-	memset(&pl, 0, sizeof(pl));
-	pthread_mutex_init(&pl.lock, NULL);
-	pl.r = r;
-	pl.opts = opts;
-	pl.ctx = ctx;
-	ws = xcalloc((size_t)jobs, sizeof(*ws));
-	for (i = 0; i < jobs; i++) {
-		ws[i].pool = &pl;
-		prof_stacks_init(&ws[i].table, t->nweights);
-		ws[i].ps = prof_perfscript_new(&ws[i].table, opts);
-	}
-	/* This thread is worker 0; a thread that cannot be had is no error. */
-	for (i = 1; i < jobs; i++) {
-		if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) != 0)
-			break;
-		started++;
-	}
-	worker_main(&ws[0]);
-	for (i = 1; i < started; i++)
-		pthread_join(ws[i].thread, NULL);
-	for (i = 0; i < jobs; i++) {
-		if (i < started) {
-			prof_stacks_merge(t, &ws[i].table);
-			prof_perfscript_stats_merge(stats, &ws[i].ps->st);
-		}
-		prof_perfscript_free(ws[i].ps);
-		prof_stacks_release(&ws[i].table);
-	}
-	/* Block-relative line numbers -> input line numbers. */
-	for (k = 1; k < pl.nblocks; k++)
-		pl.block_lines[k] += pl.block_lines[k - 1];
-	for (k = 0; k < stats->nbad; k++) {
-		size_t b = stats->bad_line[k] >> SEQ_SHIFT;
-
-		stats->bad_line[k] = (stats->bad_line[k] & ((1UL << SEQ_SHIFT) - 1)) +
-				     (b ? pl.block_lines[b - 1] : 0);
-	}
-	free(pl.block_lines);
-	free(ws);
-	pthread_mutex_destroy(&pl.lock);
-	return prof_chunks_failed(r) ? -1 : 0;
-}
-
-int prof_perfscript_detect(const char *buf, size_t len, int complete)
-{
-	const char *p = buf, *end = buf + len;
-	struct prof_perf_event ev;
-	int prev_event = 0, lines = 0;
-	size_t frame;
-
-	while (p < end && lines++ < 2000) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		int indented;
-
-		if (!nl && !complete)
-			break;		/* possibly cut by the peek window */
-		if (n && p[n - 1] == '\r')
-			n--;
-		indented = n > 0 && is_ws((unsigned char)p[0]);
-		/*
-		 * An event line, then a frame line "pc symbol (dso)", indented
-		 * or not (older perf): folded lines end in a count.
-		 */
-		if (prev_event && n > 0 && p[n - 1] == ')' && memmem(p, n, " (", 2) &&
-		    (indented || !prof_perfscript_event_line(p, n, &ev)))
-			return 1;
-		prev_event = 0;
-		if (n == 0 || p[0] == '#') {
-			p = nl ? nl + 1 : end;
-			continue;
-		}
-		if (!indented && prof_perfscript_event_line(p, n, &ev)) {
-			/* "comm pid ... event:" -- no folded line ends so */
-			if (ev.has_event)
-				return 1;
-			prev_event = 1;
-		}
-		/* a sample with its frame: " (dso)" at the end, or a time and an event */
-		if (sample_line(p, n, &ev, &frame) &&
-		    (p[n - 1] == ')' || (ev.time_len && ev.has_event)))
-			return 1;
-		p = nl ? nl + 1 : end;
-	}
-	return 0;
 }
