@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/error.h"
-#include "formats/folded.h"
-#include "formats/profile.h"
-#include "core/meta.h"
 #include "base/options.h"
-#include "io/output.h"
+#include "base/units.h"
+#include "core/meta.h"
 #include "core/stack.h"
 #include "core/top.h"
 #include "core/transform.h"
-#include "base/units.h"
+#include "formats/folded.h"
+#include "formats/profile.h"
+#include "io/output.h"
 
 #define SYNOPSIS "proffold [-ahqv] [-e event] [-f format] [-j jobs] [-o file] [--option ...] [file ...]"
 

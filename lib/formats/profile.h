@@ -4,6 +4,17 @@
  * Read any profile: the one entry point through which tools (proffold,
  * profflame, profcmp, the report) turn input files into a stack table.
  *
+ * lib/formats holds one reader or writer per format, and this entry:
+ *   profile.{c,h}         detect an input's format, dispatch, metadata
+ *   folded.{c,h}          folded stacks: the one folded reading loop, writer
+ *   samples_tsv.{c,h}     profrec's sample TSV reader
+ *   perfscript.h          `perf script` text, as stackcollapse-perf.pl
+ *     perfscript_lines.c    its line grammar and format detection
+ *     perfscript.c          its parser (frames, samples)
+ *     perfscript_read.c     whole inputs, several threads
+ *   tsv.{c,h}, tsv_schemas.c   TSV splitting, validation, every tool's columns
+ *   block_line.h          walking the lines of an io/chunk.h block
+ *
  *     struct prof_profile_opts o;
  *     struct prof_stacks t;
  *     struct prof_meta meta = PROF_META_INIT;
