@@ -256,9 +256,19 @@ static struct prof_gpu_dev *add_polled(struct prof_gpu_set *set, struct fake_pol
 	return prof_gpu_set_add(set, &fake_polled_backend, name, "U", f);
 }
 
+/* A run of fake GPU a, named "A", on the test clock for count samples. */
+static void run_clock(struct run *r, struct fake_polled *a, uint64_t count)
+{
+	r->cfg.count = count;
+	r->cfg.virtual_time = 1;
+	add_polled(&r->set, a, "A");
+	run_devices(r);
+	CHECK(prof_gpu_sampler_run(&r->smp, NULL, NULL) == 0);
+}
+
 static void test_virtual_clock_rows(void)
 {
-	TEST("test clock: rows of two polled GPUs, k * interval, count") {
+	TEST("test clock: the header, rows of two polled GPUs, k * interval, count") {
 		struct run r;
 		struct fake_polled a = { 0 }, b = { 0 };
 		static const double temps[] = { 40, 41.5 };
@@ -278,27 +288,10 @@ static void test_virtual_clock_rows(void)
 			  "100000000\t1\tB\tU\t10\t\t\t\t\t\t\t\t\t\t\t\n"
 			  "200000000\t0\tA\tU\t20\t\t\t\t41.5\t\t\t\t\t\t\t\n"
 			  "200000000\t1\tB\tU\t20\t\t\t\t\t\t\t\t\t\t\t\n");
+		CHECK(strncmp(slurp(r.out_path), "time_ns\tgpu\tname\tuuid\tutil_pct\t", 30) == 0);
 		CHECK(r.smp.act[0].st.samples == 3 && r.smp.act[0].st.util_max == 20);
 		CHECK(!r.smp.alerts_fired && !r.smp.out_failed);
 		CHECK_STR(slurp(r.err_path), "");
-		run_release(&r);
-	}
-}
-
-static void test_header_first(void)
-{
-	TEST("the timeline header comes first") {
-		struct run r;
-		struct fake_polled a = { 0 };
-
-		run_begin(&r);
-		r.cfg.count = 1;
-		r.cfg.virtual_time = 1;
-		add_polled(&r.set, &a, "A");
-		run_devices(&r);
-		prof_gpu_sampler_run(&r.smp, NULL, NULL);
-		run_end(&r);
-		CHECK(strncmp(slurp(r.out_path), "time_ns\tgpu\tname\tuuid\tutil_pct\t", 30) == 0);
 		run_release(&r);
 	}
 }
@@ -311,10 +304,7 @@ static void test_virtual_clock_duration(void)
 
 		run_begin(&r);
 		r.cfg.duration_ns = 250 * MS;
-		r.cfg.virtual_time = 1;
-		add_polled(&r.set, &a, "A");
-		run_devices(&r);
-		prof_gpu_sampler_run(&r.smp, NULL, NULL);
+		run_clock(&r, &a, 0);
 		run_end(&r);
 		/* 0, 100, 200, 300 ms: the first sample at or past the duration ends it. */
 		CHECK(a.k == 4);
@@ -362,13 +352,9 @@ static void test_alerts(void)
 		CHECK(prof_gpu_alert_parse("temp>85", &al[0], err, sizeof(err)) == 0);
 		CHECK(prof_gpu_alert_parse("util>=100", &al[1], err, sizeof(err)) == 0);
 		run_begin(&r);
-		r.cfg.count = 5;
-		r.cfg.virtual_time = 1;
 		r.cfg.alerts = al;
 		r.cfg.nalerts = 2;
-		add_polled(&r.set, &a, "A");
-		run_devices(&r);
-		prof_gpu_sampler_run(&r.smp, NULL, NULL);
+		run_clock(&r, &a, 5);
 		run_end(&r);
 		CHECK_STR(slurp(r.err_path),
 			  "profgpu: alert: gpu 0 (A): temp>85: 90 C at 100 ms\n"
@@ -386,12 +372,8 @@ static void test_summary_tsv(void)
 		struct fake_polled a = { 0 };
 
 		run_begin(&r);
-		r.cfg.count = 2;
-		r.cfg.virtual_time = 1;
 		r.cfg.summary_only = 1;
-		add_polled(&r.set, &a, "A");
-		run_devices(&r);
-		prof_gpu_sampler_run(&r.smp, NULL, NULL);
+		run_clock(&r, &a, 2);
 		CHECK_STR(run_end(&r),
 			  "gpu\tname\tsamples\tduration_s\tutil_avg_pct\tutil_max_pct\t"
 			  "mem_max_bytes\tpower_avg_w\tpower_max_w\tenergy_j\tenergy_source\t"
@@ -408,11 +390,7 @@ static void test_summary_text(void)
 		struct fake_polled a = { 0 };
 
 		run_begin(&r);
-		r.cfg.count = 2;
-		r.cfg.virtual_time = 1;
-		add_polled(&r.set, &a, "A");
-		run_devices(&r);
-		prof_gpu_sampler_run(&r.smp, NULL, NULL);
+		run_clock(&r, &a, 2);
 		prof_verbosity = 1;
 		run_end(&r);
 		prof_verbosity = 0;
@@ -442,12 +420,8 @@ static void test_processes_all(void)
 		a.procs[0] = getpid();
 		a.procs[1] = 999999999;	/* gone: left out */
 		run_begin(&r);
-		r.cfg.count = 1;
-		r.cfg.virtual_time = 1;
 		r.cfg.procs_out = prof_output_open(r.procs_path, PROF_OUT_STREAM, PROF_COMP_NONE);
-		add_polled(&r.set, &a, "A");
-		run_devices(&r);
-		prof_gpu_sampler_run(&r.smp, NULL, NULL);
+		run_clock(&r, &a, 1);
 		run_end(&r);
 		snprintf(expect, sizeof(expect),
 			 "time_ns\tgpu\tpid\tcomm\tmem_used_bytes\tsm_util_pct\tmem_util_pct\n"
@@ -586,6 +560,33 @@ static void test_push_live(void)
 	}
 }
 
+static void test_tegrastats_device(void)
+{
+	TEST("the tegrastats backend as a push device: lines, a bad one, no stamps") {
+		struct run r;
+		const char *lines = "RAM 1000/4000MB GR3D_FREQ 60%@921\nnonsense\n"
+				    "RAM 1100/4000MB GR3D_FREQ 70%@921";	/* last one unterminated */
+		int pfd[2];
+
+		CHECK(pipe(pfd) == 0);
+		CHECK(write(pfd[1], lines, strlen(lines)) == (ssize_t)strlen(lines));
+		close(pfd[1]);
+		run_begin(&r);
+		r.cfg.interval_ns = 200 * MS;
+		prof_gpu_tegra_open(&r.set, pfd[0], "Jetson", "in.txt");
+		run_devices(&r);
+		CHECK(prof_gpu_sampler_run(&r.smp, NULL, NULL) == 0);
+		CHECK_STR(run_end(&r),
+			  "0\t0\tJetson\t\t60\t\t1048576000\t4194304000\t\t\t\t921\t\t\t\t\n"
+			  "200000000\t0\tJetson\t\t70\t\t1153433600\t4194304000\t\t\t\t921\t\t\t\t\n");
+		CHECK_STR(slurp(r.err_path),
+			  "profgpu: in.txt:2: not a tegrastats line (no RAM or GR3D_FREQ)\n");
+		CHECK(prof_gpu_bad_input(&r.set.devs[0]) == 1);
+		CHECK(!r.set.devs[0].live && r.set.devs[0].helper_pid == 0);
+		run_release(&r);
+	}
+}
+
 static void test_helper_reaped(void)
 {
 	TEST("a helper process reaped by someone else is forgotten") {
@@ -607,7 +608,6 @@ int main(void)
 	prof_verbosity = 0;	/* no human summary unless a test asks */
 
 	test_virtual_clock_rows();
-	test_header_first();
 	test_virtual_clock_duration();
 	test_lost_gpu();
 	test_alerts();
@@ -619,6 +619,7 @@ int main(void)
 	test_push_without_stamps();
 	test_push_duration();
 	test_push_live();
+	test_tegrastats_device();
 	test_helper_reaped();
 
 	remove_tmpdir();
