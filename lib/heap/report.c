@@ -1,0 +1,520 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/units.h"
+#include "base/xalloc.h"
+#include "core/meta.h"
+#include "formats/folded.h"
+#include "heap/records.h"
+#include "heap/report.h"
+#include "heap/suppressions.h"
+#include "io/output.h"
+#include "symbolize/symbolize.h"
+
+static const char *const report_names[PROF_HEAP_NREPORTS] = {
+	"alloc", "count", "leak", "peak", "temp",
+};
+static const char *const report_units[PROF_HEAP_NREPORTS] = {
+	"bytes", "allocations", "bytes", "bytes", "allocations",
+};
+
+const char *prof_heap_report_name(enum prof_heap_column report)
+{
+	return report_names[report];
+}
+
+const char *prof_heap_report_unit(enum prof_heap_column report)
+{
+	return report_units[report];
+}
+
+int prof_heap_report_parse(const char *name)
+{
+	int r;
+
+	for (r = 0; r < PROF_HEAP_NREPORTS; r++)
+		if (!strcmp(name, report_names[r]))
+			return r;
+	return -1;
+}
+
+char *prof_heap_fmt_count(char *buf, size_t n, double v)
+{
+	char tmp[40];
+	unsigned long long u = v < 0 ? 0 : (unsigned long long)(v + 0.5);
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(tmp, sizeof(tmp), "%llu", u);
+	for (i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* ---- one record file into the table ------------------------------------------ */
+
+/* The state of symbolizing one process's stacks. */
+struct stack_walk {
+	struct prof_heap_process *p;
+	struct prof_symbolizer *sym;
+	struct prof_addrspace *as;
+	const struct prof_heap_supp *supp;
+	uint32_t *frames;		/* root first */
+	size_t nframes, cap;
+};
+
+static void push_frame(struct stack_walk *w, const char *name, size_t len)
+{
+	PROF_GROW(w->frames, w->nframes + 1, w->cap);
+	w->frames[w->nframes++] = prof_stacks_frame(&w->p->stacks, name, len);
+}
+
+/*
+ * Symbolize pcs[0..depth) (innermost first) into w->frames, root first.
+ * With check_supp, returns 1 when a frame or the object holding it
+ * matches a suppression, or every frame lies in the runtime.
+ */
+static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t depth, int check_supp)
+{
+	int suppressed = 0, runtime_only = depth > 0;
+	size_t k;
+
+	w->nframes = 0;
+	for (k = depth; k-- > 0;) {
+		struct prof_frame fr[32];
+		const struct prof_map *mp;
+		size_t n, j;
+
+		if (pcs[k] == PH_PC_TRUNCATED) {
+			/* the walk was cut short: one honest frame, not garbage */
+			push_frame(w, "[truncated]", 11);
+			continue;
+		}
+		n = prof_symbolize(w->sym, w->as, pcs[k], PROF_SYM_RETURN, fr, 32);
+		mp = prof_addrspace_find(w->as, pcs[k]);
+		for (j = n; j-- > 0;) {
+			push_frame(w, fr[j].name, strlen(fr[j].name));
+			if (check_supp && !suppressed)
+				suppressed = prof_heap_supp_match(w->supp, fr[j].name);
+		}
+		if (check_supp && !suppressed && mp && mp->path[0])
+			suppressed = prof_heap_supp_match(w->supp, mp->path);
+		if (!mp || !prof_heap_runtime_object(mp->path))
+			runtime_only = 0;
+	}
+	if (!w->nframes)
+		push_frame(w, "[no stack]", 10);
+	return suppressed || runtime_only;
+}
+
+/* Add one call site's counters to the table and the totals. */
+static void add_site(struct stack_walk *w, const struct prof_heap_site *s, int suppressed)
+{
+	struct prof_heap_process *p = w->p;
+	prof_weight row[PROF_HEAP_NCOLUMNS];
+
+	row[PROF_HEAP_ALLOC] = s->alloc_bytes;
+	row[PROF_HEAP_COUNT] = s->alloc_count;
+	row[PROF_HEAP_LEAK] = suppressed ? 0 : s->live_bytes;
+	row[PROF_HEAP_PEAK] = s->peak_bytes;
+	row[PROF_HEAP_TEMP] = s->temp_count;
+	row[PROF_HEAP_LEAK_BLOCKS] = suppressed ? 0 : s->live_blocks;
+	prof_stacks_add(&p->stacks, w->frames, w->nframes, row);
+	p->alloc_bytes += s->alloc_bytes;
+	p->alloc_count += s->alloc_count;
+	if (suppressed) {
+		p->supp_bytes += s->live_bytes;
+		p->supp_blocks += s->live_blocks;
+	} else if (s->live_bytes > 0) {
+		p->leak_bytes += s->live_bytes;
+		p->leak_blocks += s->live_blocks;
+	}
+}
+
+/* Every stack of f with something recorded into the table. */
+static void read_sites(struct stack_walk *w, struct prof_heapfile *f, const struct prof_heap_site *sites)
+{
+	struct prof_heap_process *p = w->p;
+	size_t id;
+
+	for (id = 0; id < f->nstacks; id++) {
+		const struct prof_heap_site *s = &sites[id];
+		const uint64_t *pcs;
+		size_t depth;
+		int suppressed;
+
+		if (!s->alloc_count && !s->live_bytes && !s->peak_bytes && !s->temp_count)
+			continue;
+		pcs = prof_heapfile_stack(f, id, &depth);
+		if (!pcs && id) {
+			f->damaged++;
+			continue;
+		}
+		suppressed = symbolize_stack(w, pcs, depth, s->live_bytes != 0);
+		if (!(p->flags & PH_FLAG_DWARF) && depth) {
+			p->fp_allocs += s->alloc_count;
+			if (pcs[depth - 1] == PH_PC_TRUNCATED && depth <= 3)
+				p->fp_short += s->alloc_count;
+		}
+		add_site(w, s, suppressed);
+	}
+}
+
+int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
+			   const char *maps_path, struct prof_symbolizer *sym,
+			   const struct prof_heap_supp *supp)
+{
+	struct prof_heapfile f;
+	struct prof_heap_site *sites;
+	struct stack_walk w = { .p = p, .sym = sym, .supp = supp };
+
+	memset(p, 0, sizeof(*p));
+	prof_stacks_init(&p->stacks, PROF_HEAP_NCOLUMNS);
+	if (prof_heapfile_open(&f, heap_path) < 0)
+		return -1;
+	p->pid = f.h->pid;
+	p->flags = f.h->flags;
+	p->peak_bytes = f.h->peak_bytes;
+	p->sample_mean = f.h->sample_mean;
+	p->used = f.size;
+	sites = xcalloc(f.nstacks ? f.nstacks : 1, sizeof(*sites));
+	prof_heapfile_sum(&f, sites);
+	w.as = prof_addrspace_new(sym, f.h->pid);
+	if (maps_path && access(maps_path, R_OK) == 0)
+		prof_addrspace_load_maps(w.as, maps_path);
+	else if (maps_path)
+		prof_warn("%s: missing: frames stay unresolved", maps_path);
+	read_sites(&w, &f, sites);
+	p->damaged = f.damaged;
+	free(w.frames);
+	free(sites);
+	prof_addrspace_free(w.as);
+	prof_heapfile_close(&f);
+	return 0;
+}
+
+void prof_heap_process_release(struct prof_heap_process *p)
+{
+	prof_stacks_release(&p->stacks);
+}
+
+/* ---- what comes out of the table ------------------------------------------------ */
+
+static int compare_leaks(const void *a, const void *b)
+{
+	const struct prof_heap_leak *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct prof_heap_leak *prof_heap_leaks(const struct prof_stacks *t, size_t *n)
+{
+	struct prof_heap_leak *leaks = NULL;
+	size_t cap = 0, id;
+
+	*n = 0;
+	for (id = 0; id < prof_stacks_count(t); id++) {
+		const prof_weight *w = prof_stacks_weights(t, (uint32_t)id);
+
+		if (w[PROF_HEAP_LEAK] > 0) {
+			PROF_GROW(leaks, *n + 1, cap);
+			leaks[*n].bytes = (double)w[PROF_HEAP_LEAK];
+			leaks[*n].blocks = (double)w[PROF_HEAP_LEAK_BLOCKS];
+			leaks[*n].id = (uint32_t)id;
+			(*n)++;
+		}
+	}
+	if (*n)
+		qsort(leaks, *n, sizeof(*leaks), compare_leaks);
+	return leaks;
+}
+
+void prof_heap_site_format(const struct prof_stacks *t, uint32_t id, size_t max_frames,
+			   struct prof_buf *out)
+{
+	size_t depth, k;
+	const uint32_t *fr = prof_stacks_frames(t, id, &depth);
+
+	for (k = depth; k-- > 0 && depth - k <= max_frames;) {
+		if (k + 1 < depth)
+			prof_buf_addstr(out, " < ");
+		prof_buf_addstr(out, prof_stacks_frame_name(t, fr[k], NULL));
+	}
+	if (depth > max_frames)
+		prof_buf_addstr(out, " < ...");
+}
+
+int prof_heap_write_folded(const struct prof_stacks *t, enum prof_heap_column report, int pid,
+			   struct prof_output *out)
+{
+	struct prof_stacks one;
+	struct prof_meta m = PROF_META_INIT;
+	int rc;
+
+	prof_stacks_init(&one, 1);
+	prof_stacks_merge_column(&one, 0, t, (size_t)report);
+	prof_meta_set(&m, "tool", "profheap");
+	prof_meta_set(&m, "report", report_names[report]);
+	prof_meta_set(&m, "unit", report_units[report]);
+	if (pid > 0)
+		prof_meta_setf(&m, "pid", "%d", pid);
+	rc = prof_folded_write(&one, &m, 1, out) < 0 ? -1 : 0;
+	prof_meta_release(&m);
+	prof_stacks_release(&one);
+	return rc;
+}
+
+int prof_heap_process_write(const struct prof_heap_process *p, const char *dir, const char *tag)
+{
+	char path[PATH_MAX];
+	int r, rc = 0;
+
+	for (r = 0; r < PROF_HEAP_NREPORTS; r++) {
+		struct prof_output *out;
+
+		snprintf(path, sizeof(path), "%s/%s.%s.folded", dir, tag, report_names[r]);
+		out = prof_output_open(path, PROF_OUT_ATOMIC, PROF_COMP_NONE);
+		if (!out || prof_heap_write_folded(&p->stacks, (enum prof_heap_column)r, p->pid, out) < 0)
+			rc = -1;
+		if (out && prof_output_close(out) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* ---- the report on stderr ------------------------------------------------------ */
+
+static const char *plural(double n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* The largest leak sites, then where the rest is. */
+static void report_leak_sites(const struct prof_heap_process *p, const char *tag, const char *more_in)
+{
+	struct prof_buf site = PROF_BUF_INIT;
+	char n1[40], n2[40];
+	size_t nleaks, i, shown;
+	struct prof_heap_leak *leaks = prof_heap_leaks(&p->stacks, &nleaks);
+
+	shown = prof_verbosity >= 2 ? nleaks : nleaks < 10 ? nleaks : 10;
+	for (i = 0; i < shown; i++) {
+		prof_buf_reset(&site);
+		prof_heap_site_format(&p->stacks, leaks[i].id, 5, &site);
+		prof_warn("  %s bytes in %s block%s at %s", prof_heap_fmt_count(n1, sizeof(n1), leaks[i].bytes),
+			  prof_heap_fmt_count(n2, sizeof(n2), leaks[i].blocks), plural(leaks[i].blocks),
+			  prof_buf_cstr(&site));
+	}
+	if (nleaks > shown && !more_in)
+		prof_warn("  ... and %zu more call sites (-v -v lists them all)", nleaks - shown);
+	else if (nleaks > shown)
+		prof_warn("  ... and %zu more call sites (see %s/%s.leak.folded)", nleaks - shown, more_in,
+			  tag);
+	prof_buf_release(&site);
+	free(leaks);
+}
+
+void prof_heap_process_report(const struct prof_heap_process *p, const char *tag, int execed,
+			      const char *more_in)
+{
+	int exited = (p->flags & PH_FLAG_EXITED) != 0;
+	const char *how = exited || execed ? "" : " (did not exit normally: blocks live at its death)";
+	char n1[40], n2[40], n3[40], hb[40];
+
+	if (prof_verbosity < 1)
+		return;
+	if (p->flags & PH_FLAG_SAMPLED)
+		prof_warn("%s: sampled every %llu bytes on average: figures are estimates", tag,
+			  (unsigned long long)p->sample_mean);
+	prof_warn("%s: %s allocation%s, %s allocated, peak %s bytes (%s)", tag,
+		  prof_heap_fmt_count(n1, sizeof(n1), p->alloc_count), plural(p->alloc_count),
+		  prof_fmt_bytes(hb, sizeof(hb), p->alloc_bytes),
+		  prof_heap_fmt_count(n2, sizeof(n2), (double)p->peak_bytes),
+		  prof_fmt_bytes(n3, sizeof(n3), (double)p->peak_bytes));
+	if (p->leak_bytes > 0) {
+		prof_heap_fmt_count(n1, sizeof(n1), p->leak_bytes);
+		prof_heap_fmt_count(n2, sizeof(n2), p->leak_blocks);
+		if (execed && !exited)
+			prof_warn("%s: %s bytes in %s block%s live when exec replaced the image (not leaks)",
+				  tag, n1, n2, plural(p->leak_blocks));
+		else
+			prof_warn("%s: leaked %s bytes in %s block%s%s", tag, n1, n2, plural(p->leak_blocks),
+				  how);
+		report_leak_sites(p, tag, more_in);
+	} else {
+		prof_warn("%s: no leaks%s", tag, how);
+	}
+	if (p->supp_bytes > 0 && prof_verbosity >= 2)
+		prof_warn("%s: %s bytes in %s block%s of glibc internals or suppressed not reported",
+			  tag, prof_heap_fmt_count(n1, sizeof(n1), p->supp_bytes),
+			  prof_heap_fmt_count(n2, sizeof(n2), p->supp_blocks), plural(p->supp_blocks));
+	if (p->flags & PH_FLAG_FULL)
+		prof_warn("%s: the stack table filled up; later stacks are counted as [no stack]", tag);
+}
+
+void prof_heap_totals_report(const struct prof_heap_totals *tot)
+{
+	char n1[40], n2[40];
+
+	if (prof_verbosity < 1)
+		return;
+	if (tot->fp_allocs > 0 && tot->fp_short * 2 > tot->fp_allocs)
+		prof_warn("most stacks stop after one or two frames: the program seems to be built "
+			  "without frame pointers (-fno-omit-frame-pointer); try --unwind dwarf");
+	if (tot->processes > 1)
+		prof_warn("all %d processes: leaked %s bytes in %s block%s", tot->processes,
+			  prof_heap_fmt_count(n1, sizeof(n1), tot->leak_bytes),
+			  prof_heap_fmt_count(n2, sizeof(n2), tot->leak_blocks), plural(tot->leak_blocks));
+}
+
+/* ---- the whole run --------------------------------------------------------------- */
+
+/* Record files ordered by pid, then sequence. */
+static int compare_tags(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	unsigned long px = strtoul(x, NULL, 10), py = strtoul(y, NULL, 10);
+	const char *dx = strchr(x, '.'), *dy = strchr(y, '.');
+	unsigned long sx = dx ? strtoul(dx + 1, NULL, 10) : 0, sy = dy ? strtoul(dy + 1, NULL, 10) : 0;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return sx < sy ? -1 : sx > sy;
+}
+
+/* 1 if path is a record file of run run_id. */
+static int is_run_file(const char *path, uint64_t run_id)
+{
+	struct ph_header h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, PH_MAGIC, 8) &&
+	     h.run_id == run_id;
+	close(fd);
+	return ok;
+}
+
+char **prof_heap_run_tags(const char *dir, uint64_t run_id, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **tags = NULL, path[PATH_MAX];
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d) {
+		prof_warn_errno("%s", dir);
+		return NULL;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".heap"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (is_run_file(path, run_id)) {
+			PROF_GROW(tags, *n + 1, cap);
+			tags[(*n)++] = xstrndup(e->d_name, len - 5);
+		}
+	}
+	closedir(d);
+	if (*n)
+		qsort(tags, *n, sizeof(*tags), compare_tags);
+	return tags ? tags : xcalloc(1, sizeof(*tags));
+}
+
+/* The record files of tag are read: remove them, or trim them to what is used. */
+static void dispose_record_files(const struct prof_heap_run *run, const char *tag, uint64_t used)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s.heap", run->dir, tag);
+	if (run->keep) {
+		if (used && truncate(path, (off_t)used) < 0)
+			prof_warn_errno("%s", path);
+		return;
+	}
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s.maps", run->dir, tag);
+	unlink(path);
+}
+
+static int postprocess_one(const struct prof_heap_run *run, const char *tag, int execed,
+			   struct prof_symbolizer *sym, struct prof_stacks *merged,
+			   struct prof_heap_totals *tot)
+{
+	struct prof_heap_process p;
+	char heap[PATH_MAX], maps[PATH_MAX];
+	int rc = 0;
+
+	snprintf(heap, sizeof(heap), "%s/%s.heap", run->dir, tag);
+	snprintf(maps, sizeof(maps), "%s/%s.maps", run->dir, tag);
+	if (prof_heap_process_read(&p, heap, maps, sym, run->supp) < 0) {
+		prof_heap_process_release(&p);
+		return -1;
+	}
+	if (prof_heap_process_write(&p, run->dir, tag) < 0)
+		rc = -1;
+	prof_stacks_merge(merged, &p.stacks);
+	if (!execed || (p.flags & PH_FLAG_EXITED)) {
+		/* Blocks live when an image was replaced by exec are not leaks. */
+		tot->leak_bytes += p.leak_bytes;
+		tot->leak_blocks += p.leak_blocks;
+	}
+	tot->supp_bytes += p.supp_bytes;
+	tot->supp_blocks += p.supp_blocks;
+	tot->fp_allocs += p.fp_allocs;
+	tot->fp_short += p.fp_short;
+	tot->processes++;
+	prof_heap_process_report(&p, tag, execed, run->more_in);
+	if (p.damaged)
+		prof_warn("%s: %lu damaged records left out", tag, p.damaged);
+	dispose_record_files(run, tag, p.used);
+	prof_heap_process_release(&p);
+	return rc;
+}
+
+int prof_heap_postprocess(const struct prof_heap_run *run, struct prof_stacks *merged,
+			  struct prof_heap_totals *tot)
+{
+	struct prof_symbolizer *sym;
+	size_t n, i;
+	char **tags = prof_heap_run_tags(run->dir, run->run_id, &n);
+	int rc = 0;
+
+	if (!tags)
+		return -1;
+	tot->files += (int)n;
+	if (!n) {
+		prof_warn("no heap records (a static or setuid program, or the shim could not write)");
+		free(tags);
+		return -1;
+	}
+	sym = prof_symbolizer_new(NULL);
+	for (i = 0; i < n; i++) {
+		/* The next tag of the same pid is a later image: this one exec'd. */
+		size_t pl = strcspn(tags[i], ".");
+		int execed = i + 1 < n && !strncmp(tags[i], tags[i + 1], pl) && tags[i + 1][pl] == '.';
+
+		if (postprocess_one(run, tags[i], execed, sym, merged, tot) < 0)
+			rc = -1;
+		free(tags[i]);
+	}
+	free(tags);
+	prof_symbolizer_free(sym);
+	return rc;
+}
