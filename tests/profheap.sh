@@ -205,6 +205,11 @@ check_error "malformed suppression file" 1 "bad.supp:2: malformed suppression" \
 if printf 'int main(void){return 0;}\n' >"$TMP/st.c" && \
 	$CC -static "$TMP/st.c" -o "$TMP/static" 2>/dev/null; then
 	check_error "static binary refused" 1 "statically linked" "$P" -o "$TMP/st" "$TMP/static"
+	# Found through PATH as execvp finds it: a directory of the same name
+	# earlier in PATH is not the command.
+	mkdir -p "$TMP/pathdir/static" "$TMP/pathbin" && cp "$TMP/static" "$TMP/pathbin/"
+	check_error "static binary refused when found in PATH" 1 "static: statically linked" \
+		env PATH="$TMP/pathdir:$TMP/pathbin" "$P" -o "$TMP/st2" static
 else
 	skip "static binary refused" "cannot link statically here"
 fi

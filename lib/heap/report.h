@@ -1,6 +1,17 @@
 #ifndef PROF_HEAP_REPORT_H
 #define PROF_HEAP_REPORT_H
 /*
+ * lib/heap, the heap profiler, in the order the data flows:
+ *   launch.h        starting the command under the shim (its PROFHEAP_*
+ *                   environment, the "could not record" marker)
+ *   shim/           libprofheap.so, preloaded into the command: records
+ *                   every allocation into TAG.heap (never in libcommon.a)
+ *   format.h        the layout of TAG.heap, shared by writer and reader
+ *   records.h       reading TAG.heap: per-stack sums of every thread
+ *   suppressions.h  LeakSanitizer-style suppressions, runtime objects
+ *   report.h        (this file) the records into the one stack table and
+ *                   out as folded reports, the leak report, the run's sums
+ *
  * The heap report: what profheap makes of the record files its shim
  * wrote (heap/records.h) once the command has exited.
  *
