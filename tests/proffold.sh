@@ -322,6 +322,30 @@ printf 'a;b 3\nno count here\na;c x\n' >"$TMP/bad.folded"
 check_error "malformed folded line" 1 "bad.folded:2: missing count" "$F" "$TMP/bad.folded"
 check "malformed folded: rest kept" 1 "a;b 3" "$F" --no-header "$TMP/bad.folded"
 
+# ---- input formats (lib/formats/profile.h; more in tests/unit/formats/test_profile.c)
+printf '# unit=bytes\na;b 1 4\na;c 3 0\n' >"$TMP/diff.folded"
+check "differential folded input keeps both counts" 0 "# unit=bytes
+a;b 1 4
+a;c 3 0" "$F" "$TMP/diff.folded"
+check_error "a one-count line in differential input" 1 "diff2.folded:2: expected two counts" \
+	sh -c "printf 'a;b 1 4\na;c 3\n' >\"$TMP/diff2.folded\"; \"$F\" \"$TMP/diff2.folded\""
+printf '# tool=profheap report=alloc unit=bytes pid=7\napp;main;malloc 4096\napp;main;f;malloc 1024\n' \
+	>"$TMP/7.alloc.folded"
+check "profheap folded output: its unit kept" 0 "# tool=profheap report=alloc unit=bytes pid=7
+app;main;f;malloc 1024
+app;main;malloc 4096" "$F" "$TMP/7.alloc.folded"
+check "profheap folded output: --top --human in bytes" 0 "top 1 function by self weight (total 5120 bytes)" \
+	sh -c "\"$F\" --top 1 --human \"$TMP/7.alloc.folded\" | head -n 1"
+gzip -c "$TMP/ev.tsv" >"$TMP/ev.tsv.gz"
+check "compressed profrec TSV detected" 0 "app;main;fault 3" "$F" -q --no-header -e page-faults "$TMP/ev.tsv.gz"
+check "-f perf-script names perf script input" 0 "app;main;do_syscall_64 1000" \
+	"$F" -q --no-header -f perf-script "$TMP/k.txt"
+check_error "-f profrec on folded input: the header is missing" 1 "7.alloc.folded:2: missing profrec-samples header" \
+	"$F" -f profrec "$TMP/7.alloc.folded"
+check_error "-f folded on perf script: malformed lines with their numbers" 1 "k.txt:1: missing count" \
+	"$F" -f folded "$TMP/k.txt"
+check_error "unknown --format" 2 "unknown format 'svg'" "$F" -f svg "$TMP/k.txt"
+
 # ---- usage and errors ----------------------------------------------------
 check_error "missing file" 1 "proffold: $TMP/nope: No such file" "$F" "$TMP/nope"
 # -o and what is at the path (issue 10 item 1): a file keeps its mode and
