@@ -372,6 +372,14 @@ static struct prof_chunks *open_input(const char *path)
 	return in ? prof_chunks_open(in, BLOCK_SIZE) : NULL;
 }
 
+/* Close an input read, counting it if reading it failed. */
+static void close_input(struct reading *rd, struct prof_chunks *r)
+{
+	if (prof_chunks_failed(r))
+		rd->sum->unreadable++;
+	prof_chunks_close(r);
+}
+
 static enum prof_profile_format detect_input(struct reading *rd, struct prof_chunks *r)
 {
 	size_t len;
@@ -429,13 +437,14 @@ static int read_perf_inputs(struct reading *rd, const char *const *paths, const 
 		struct prof_chunks *r = open[i] ? open[i] : open_input(path);
 
 		if (!r) {
+			rd->sum->unreadable++;
 			rval = -1;
 			continue;
 		}
 		rd->sum->format = PROF_PROFILE_PERF_SCRIPT;
 		if (read_perf(rd, r, rd->opts->jobs ? rd->opts->jobs : default_jobs(path)))
 			rval = -1;
-		prof_chunks_close(r);
+		close_input(rd, r);
 	}
 	return rval;
 }
@@ -463,6 +472,7 @@ int prof_profile_read_all(const char *const *paths, size_t n,
 		enum prof_profile_format f;
 
 		if (!r) {
+			rd.sum->unreadable++;
 			rval = -1;
 			continue;
 		}
@@ -481,7 +491,7 @@ int prof_profile_read_all(const char *const *paths, size_t n,
 		rd.sum->format = f;
 		if ((f == PROF_PROFILE_PROFREC ? read_profrec(&rd, r) : read_folded(&rd, r)) != 0)
 			rval = -1;
-		prof_chunks_close(r);
+		close_input(&rd, r);
 	}
 	if (read_perf_inputs(&rd, paths, perf_index, perf_open, nperf))
 		rval = -1;

@@ -120,6 +120,8 @@ struct prof_profile_summary {
 					 * for differential folded input */
 	enum prof_profile_format format;	/* of the last input read */
 	unsigned long inputs;		/* inputs opened */
+	unsigned long unreadable;	/* inputs that could not be opened or read
+					 * to their end, a directory say (reported) */
 	int window_empty;		/* a time window kept no sample (reported) */
 };
 

@@ -436,9 +436,36 @@ int main(int argc, char **argv)
 		capture_begin();
 		read_one(path, &o, &r);
 		err = capture_end();
-		CHECK(r.rv == -1 && r.sum.inputs == 0);
+		CHECK(r.rv == -1 && r.sum.inputs == 0 && r.sum.unreadable == 1);
 		CHECK(strstr(err, "/nonexistent/profile: No such file or directory") != NULL);
 		free(err);
+		result_release(&r);
+	}
+
+	TEST("unreadable inputs are counted apart from malformed lines") {
+		const char *paths[3];
+		char *err;
+
+		paths[0] = dir;		/* a directory opens, but is not read */
+		paths[1] = put("cut.folded.gz", "", 0);
+		paths[2] = put("a.folded", folded_src, 0);
+		{
+			/* a gzip stream cut short */
+			FILE *f = fopen(paths[1], "wb");
+
+			fwrite("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 1, 10, f);
+			fclose(f);
+		}
+		capture_begin();
+		read_paths(paths, 3, &o, &r);
+		err = capture_end();
+		CHECK(r.rv == -1 && r.sum.inputs == 3 && r.sum.unreadable == 2);
+		CHECK_STR(r.stacks, want);
+		CHECK(strstr(err, "Is a directory") != NULL);
+		free(err);
+		result_release(&r);
+		read_one(put("a.folded", folded_src, 0), &o, &r);
+		CHECK(r.rv == 0 && r.sum.unreadable == 0);
 		result_release(&r);
 	}
 
