@@ -1,10 +1,15 @@
 /*
- * Rust symbol demangling (demangle.h).
+ * Demangling: Rust names by our own code (demangle.h), C++ names through
+ * libstdc++'s __cxa_demangle, and the symbolizer's choice between them
+ * (prof_sym_demangle, internal.h).
  */
+#include <dlfcn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "symbolize/demangle.h"
+#include "symbolize/internal.h"
 
 struct out {
 	char *p;
@@ -743,4 +748,45 @@ int prof_demangle_rust(const char *name, char *out, size_t cap)
 	if (!strncmp(name, "_R", 2) && name[2] >= 'A' && name[2] <= 'Z')
 		return v0(name, &o);
 	return 0;
+}
+
+/*
+ * libstdc++'s __cxa_demangle, looked up with dlopen at the first C++
+ * name: a C program cannot link libstdc++ portably. NULL without it.
+ */
+static prof_cxa_demangle_fn *cxa_demangler(struct prof_symbolizer *s)
+{
+	if (!s->dem_tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		s->dem_tried = 1;
+		if (h)
+			*(void **)&s->cxa_demangle = dlsym(h, "__cxa_demangle");
+	}
+	return s->cxa_demangle;
+}
+
+const char *prof_sym_demangle(struct prof_symbolizer *s, const char *name)
+{
+	char rust[4096];
+	prof_cxa_demangle_fn *cxa;
+
+	if (!s->opt.demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return prof_sym_cstr(s, name);
+	/* Rust first: __cxa_demangle leaves legacy Rust names half done. */
+	if (prof_demangle_rust(name, rust, sizeof(rust)))
+		return prof_sym_cstr(s, rust);
+	if (name[1] == 'Z' && (cxa = cxa_demangler(s))) {
+		int status = 0;
+		char *d = cxa(name, NULL, NULL, &status);
+
+		if (d && status == 0) {
+			const char *r = prof_sym_cstr(s, d);
+
+			free(d);
+			return r;
+		}
+		free(d);
+	}
+	return prof_sym_cstr(s, name);
 }

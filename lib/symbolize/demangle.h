@@ -4,7 +4,8 @@
  * Rust symbol demangling, both manglings rustc emits: the legacy one
  * (_ZN...17h<16 hex>E, Itanium-shaped, with $LT$-style escapes and a hash
  * segment) and v0 (_R..., RFC 2603), which the standard library is built
- * with. C++ names are left to __cxa_demangle (symbolize.c).
+ * with. C++ names are left to __cxa_demangle (prof_sym_demangle() in
+ * demangle.c).
  *
  * Names are printed as rustc-demangle's short form does: no hash, no
  * crate disambiguators, generic arguments kept (<T as Trait>::f,

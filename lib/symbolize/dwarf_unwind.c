@@ -1,5 +1,5 @@
 /*
- * DWARF unwinding of copied user stacks with libdwfl (unwind.h).
+ * DWARF unwinding of copied user stacks with libdwfl (dwarf_unwind.h).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-#ifndef PROF_UNWIND_H
-#define PROF_UNWIND_H
+#ifndef PROF_DWARF_UNWIND_H
+#define PROF_DWARF_UNWIND_H
 /*
  * DWARF unwinding of copied user stacks (perf's PERF_SAMPLE_REGS_USER +
  * PERF_SAMPLE_STACK_USER), with libdwfl and the CFI of the mapped files

@@ -46,6 +46,14 @@
  * library pays for reading its debug information once). Addresses left
  * unresolved are not kept: installing a debug file later takes effect.
  *
+ * The folder, one file per concern (their shared, private declarations
+ * are in symbolize/internal.h, which says what each file holds):
+ * symbolize.c (this entry point, the address cache), addrspace.c
+ * (mappings), elf.c (ELF objects, symbol tables, debug files), dwarf.c
+ * (inlines, file:line), kernel.c (kallsyms), jitmap.c (perf maps),
+ * disk_cache.c (the persistent caches), demangle.c (Rust, C++);
+ * dwarf_unwind.h, apart, unwinds copied user stacks.
+ *
  * Ownership: every string returned (frame names, file names, map paths)
  * belongs to the symbolizer and stays valid until prof_symbolizer_free().
  * Not thread-safe: one symbolizer per thread.

@@ -1,0 +1,468 @@
+/*
+ * ELF objects (internal.h): each file is opened once per build-id (or per
+ * path, device, inode and size when it has none), its PT_LOAD segments
+ * read at once, its function symbols (.symtab and .dynsym of the file and
+ * of its separate debug file) merged into one sorted table on the first
+ * address that is not in the on-disk cache.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "symbolize/internal.h"
+
+_Static_assert(offsetof(struct sym, addr) == 0, "prof_sym_bisect() keys on the first field");
+
+int prof_sym_is_file(const char *path)
+{
+	return path[0] == '/' && path[1] != '/' && strncmp(path, "/memfd:", 7) != 0 &&
+	       strncmp(path, "/dev/zero", 9) != 0 && strncmp(path, "/SYSV", 5) != 0;
+}
+
+void prof_sym_hex(char *out, const unsigned char *bid, unsigned len)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < len; i++) {
+		*out++ = digits[bid[i] >> 4];
+		*out++ = digits[bid[i] & 15];
+	}
+	*out = 0;
+}
+
+/* ---- reading ELF files ---- */
+
+static int elf_build_id(Elf *e, unsigned char *bid, unsigned *len)
+{
+	Elf_Scn *scn = NULL;
+
+	*len = 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
+			    nh.n_descsz > 0 && nh.n_descsz <= 20) {
+				memcpy(bid, (char *)d->d_buf + doff, nh.n_descsz);
+				*len = nh.n_descsz;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+static Elf *open_elf(const char *path, int *fdp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+
+	*fdp = -1;
+	if (fd < 0)
+		return NULL;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return e;
+}
+
+static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *shp)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, shp))
+			continue;
+		n = elf_strptr(e, shstrndx, shp->sh_name);
+		if (n && strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+static int has_section_type(Elf *e, unsigned type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return 1;
+	return 0;
+}
+
+int prof_sym_has_debug_info(Elf *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".debug_info", &sh);
+
+	return scn && sh.sh_type != SHT_NOBITS;
+}
+
+static void read_loads(struct elfobj *o, Elf *e)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph) != 0)
+		return;
+	o->loads = xcalloc(nph ? nph : 1, sizeof(*o->loads));
+	o->nloads = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->loads[o->nloads].off = ph.p_offset;
+		o->loads[o->nloads].filesz = ph.p_filesz;
+		o->loads[o->nloads].vaddr = ph.p_vaddr;
+		o->nloads++;
+	}
+}
+
+/*
+ * The load bias: a mapping's address minus its start is a file offset,
+ * the segment holding that offset gives the address the symbols use.
+ */
+int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < o->nloads; i++)
+		if (off >= o->loads[i].off && off < o->loads[i].off + o->loads[i].filesz) {
+			*vaddr = off - o->loads[i].off + o->loads[i].vaddr;
+			return 0;
+		}
+	return -1;
+}
+
+/* ---- separate debug files ---- */
+
+/* Try a candidate debug file; keep it if its build-id matches (when known). */
+static int try_debug(struct elfobj *o, const char *path)
+{
+	int fd;
+	Elf *e;
+	unsigned char bid[20];
+	unsigned len;
+
+	if (o->path && strcmp(path, o->path) == 0)
+		return 0;
+	e = open_elf(path, &fd);
+	if (!e)
+		return 0;
+	if (o->bid_len) {
+		if (elf_build_id(e, bid, &len) != 0 || len != o->bid_len ||
+		    memcmp(bid, o->bid, len) != 0) {
+			elf_end(e);
+			close(fd);
+			return 0;
+		}
+	}
+	o->delf = e;
+	o->dfd = fd;
+	return 1;
+}
+
+static void debuginfod_lookup(struct prof_symbolizer *s, struct elfobj *o)
+{
+	char *path = NULL;
+	int fd;
+
+	if (!s->dbgd_tried) {
+		void *h;
+
+		s->dbgd_tried = 1;
+		h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (h) {
+			*(void **)&s->dbgd_begin = dlsym(h, "debuginfod_begin");
+			*(void **)&s->dbgd_find = dlsym(h, "debuginfod_find_debuginfo");
+			if (s->dbgd_begin && s->dbgd_find)
+				s->dbgd_client = s->dbgd_begin();
+		}
+		if (!s->dbgd_client)
+			prof_warn("debuginfod: client library libdebuginfod.so.1 not available");
+	}
+	if (!s->dbgd_client || !o->bid_len)
+		return;
+	fd = s->dbgd_find(s->dbgd_client, o->bid, (int)o->bid_len, &path);
+	if (fd >= 0) {
+		close(fd);
+		if (path)
+			try_debug(o, path);
+	}
+	free(path);
+}
+
+/* The .gnu_debuglink file: next to o, in its .debug/ directory, under /usr/lib/debug/DIR/. */
+static int try_debuglink(struct elfobj *o)
+{
+	char buf[4096];
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	const char *link, *slash, *dir;
+	int dirlen;
+
+	if (!o->elf || !o->path || !(scn = find_section(o->elf, ".gnu_debuglink", &sh)))
+		return 0;
+	d = elf_getdata(scn, NULL);
+	if (!d || d->d_size <= 1 || !memchr(d->d_buf, 0, d->d_size))
+		return 0;
+	link = d->d_buf;
+	slash = strrchr(o->path, '/');
+	dirlen = slash ? (int)(slash - o->path) : 1;
+	dir = slash ? o->path : ".";
+	snprintf(buf, sizeof(buf), "%.*s/%s", dirlen, dir, link);
+	if (try_debug(o, buf))
+		return 1;
+	snprintf(buf, sizeof(buf), "%.*s/.debug/%s", dirlen, dir, link);
+	if (try_debug(o, buf))
+		return 1;
+	snprintf(buf, sizeof(buf), "/usr/lib/debug%.*s/%s", dirlen, dir, link);
+	return try_debug(o, buf);
+}
+
+static void find_debug_file(struct prof_symbolizer *s, struct elfobj *o)
+{
+	if (o->bid_len) {
+		char buf[128], hex[41];
+
+		prof_sym_hex(hex, o->bid, o->bid_len);
+		snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		if (try_debug(o, buf))
+			return;
+	}
+	if (try_debuglink(o))
+		return;
+	if (s->opt.debuginfod)
+		debuginfod_lookup(s, o);
+}
+
+/* ---- symbol tables ---- */
+
+static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		if (sh.sh_entsize == 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int type, bind;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			bind = GELF_ST_BIND(sym.st_info);
+			if (type != STT_FUNC && type != STT_GNU_IFUNC)
+				continue;
+			if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			PROF_GROW(o->syms, o->nsyms + 1, *cap);
+			o->syms[o->nsyms].addr = sym.st_value;
+			o->syms[o->nsyms].size = sym.st_size;
+			o->syms[o->nsyms].name = name;
+			o->syms[o->nsyms].rank = (unsigned char)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
+				(sym.st_size ? 0 : 4));
+			o->nsyms++;
+		}
+	}
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	/* Prefer the public spelling: fewer leading underscores. */
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void prof_sym_sort(struct sym *syms, size_t *np, int presorted)
+{
+	size_t n = *np, w = 0;
+
+	if (n > 1 && !presorted)
+		qsort(syms, n, sizeof(*syms), sym_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (w && syms[w - 1].addr == syms[i].addr)
+			continue;
+		syms[w++] = syms[i];
+	}
+	for (size_t i = 0; i < w; i++)
+		if (syms[i].size == 0)
+			syms[i].size = i + 1 < w ? syms[i + 1].addr - syms[i].addr : 4096;
+	*np = w;
+}
+
+const struct sym *prof_sym_find(const struct sym *syms, size_t n, uint64_t addr)
+{
+	size_t i = prof_sym_bisect(syms, n, sizeof(*syms), addr);
+
+	if (i && addr - syms[i - 1].addr < syms[i - 1].size)
+		return &syms[i - 1];
+	return NULL;
+}
+
+/* ---- the objects ---- */
+
+void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
+{
+	size_t cap = 0;
+
+	o->loaded = 1;
+	if (!o->elf || !has_section_type(o->elf, SHT_SYMTAB) || !prof_sym_has_debug_info(o->elf))
+		find_debug_file(s, o);
+	if (o->delf) {
+		add_syms_from(o, o->delf, &cap);
+		/* Main file unusable: the debug file keeps the program headers. */
+		if (!o->loads)
+			read_loads(o, o->delf);
+	}
+	if (o->elf)
+		add_syms_from(o, o->elf, &cap);
+	prof_sym_sort(o->syms, &o->nsyms, 0);
+}
+
+void prof_sym_obj_free(struct elfobj *o)
+{
+	if (o->dw)
+		dwarf_end(o->dw);
+	if (o->delf)
+		elf_end(o->delf);
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->dfd >= 0)
+		close(o->dfd);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->cus);
+	free(o->syms);
+	free(o->loads);
+	free(o->path);
+	free(o);
+}
+
+/* The key of an object in s->keys: "B" + build-id, else "P" + path:dev:ino:size. Returns its length, 0 if none. */
+static size_t obj_key(char *key, size_t n, const char *path, const unsigned char *bid,
+		      unsigned bid_len)
+{
+	struct stat st;
+	int k;
+
+	if (bid_len) {
+		key[0] = 'B';
+		prof_sym_hex(key + 1, bid, bid_len);
+		return 1 + 2 * (size_t)bid_len;
+	}
+	if (stat(path, &st) != 0)
+		return 0;
+	k = snprintf(key, n, "P%s:%llx:%llx:%llx", path, (unsigned long long)st.st_dev,
+		     (unsigned long long)st.st_ino, (unsigned long long)st.st_size);
+	return k > 0 && (size_t)k < n ? (size_t)k : 0;
+}
+
+/* Open the object at path; with bid_len, the file is only used if its build-id is bid. */
+static struct elfobj *obj_open(const char *path, const unsigned char *bid, unsigned bid_len)
+{
+	struct elfobj *o = xcalloc(1, sizeof(*o));
+	unsigned char fbid[20];
+	unsigned flen;
+
+	o->fd = o->dfd = -1;
+	o->path = xstrdup(path);
+	o->base = strrchr(o->path, '/') + 1;
+	o->elf = open_elf(path, &o->fd);
+	if (o->elf && elf_build_id(o->elf, fbid, &flen) == 0) {
+		if (bid_len && (flen != bid_len || memcmp(fbid, bid, flen) != 0)) {
+			/* A different file now lives at this path. */
+			elf_end(o->elf);
+			close(o->fd);
+			o->elf = NULL;
+			o->fd = -1;
+		} else if (!bid_len) {
+			memcpy(o->bid, fbid, flen);
+			o->bid_len = flen;
+		}
+	}
+	if (bid_len) {
+		memcpy(o->bid, bid, bid_len);
+		o->bid_len = bid_len;
+	}
+	return o;
+}
+
+uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
+			  const unsigned char *bid, unsigned bid_len)
+{
+	char key[4200];
+	size_t klen;
+	uint32_t id;
+	struct elfobj *o;
+
+	if (!path || !prof_sym_is_file(path))
+		return PROF_SYM_NO_OBJ;
+	klen = obj_key(key, sizeof(key), path, bid, bid_len);
+	if (!klen)
+		return PROF_SYM_NO_OBJ;
+	id = prof_intern_find(&s->keys, key, klen);
+	if (id != UINT32_MAX)
+		return id;
+	id = prof_intern(&s->keys, key, klen);
+	o = obj_open(path, bid, bid_len);
+	PROF_GROW(s->objs, s->nobjs + 1, s->capobjs);
+	s->objs[s->nobjs++] = o;
+	if (o->elf)
+		read_loads(o, o->elf);
+	else
+		prof_sym_obj_load(s, o);	/* the debug file may hold the program headers */
+	prof_sym_symcache_load(s, o, id);
+	return id;
+}

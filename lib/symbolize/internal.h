@@ -1,0 +1,284 @@
+#ifndef PROF_SYMBOLIZE_INTERNAL_H
+#define PROF_SYMBOLIZE_INTERNAL_H
+/*
+ * PRIVATE to lib/symbolize/: the shared structures and the functions the
+ * symbolizer's files call in each other. Tools include symbolize.h only;
+ * the unit tests of tests/unit/symbolize/ include this header too, for the
+ * line parsers and the bisection.
+ *
+ * Who does what (one file per concern, symbolize.h for the whole):
+ *   symbolize.c   the symbolizer object, prof_symbolize() (address ->
+ *                 mapping -> object -> frames), the frame pool and the
+ *                 in-memory cache of resolved addresses, the bisection
+ *   addrspace.c   address spaces: mappings, /proc/PID/maps files
+ *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
+ *                 offset -> vaddr), symbol tables, build-ids, separate
+ *                 debug files (build-id, .gnu_debuglink, debuginfod)
+ *   dwarf.c       DWARF (libdw): compile unit ranges, inline chains,
+ *                 file:line
+ *   kernel.c      /proc/kallsyms (kernel and module text symbols)
+ *   jitmap.c      /tmp/perf-PID.map, the symbols of JIT code
+ *   disk_cache.c  the on-disk caches: resolved frames per build-id,
+ *                 parsed kallsyms per boot
+ *   demangle.c    Rust and C++ demangling
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+#include <libelf.h>
+#include <elfutils/libdw.h>
+
+#include "core/intern.h"
+#include "symbolize/symbolize.h"
+
+/* Object indexes of the address cache and of mappings (struct prof_addrspace.objs). */
+#define PROF_SYM_KERNEL_OBJ 0xfffffffeu	/* cache key of kernel addresses */
+#define PROF_SYM_NO_OBJ 0xffffffffu		/* the mapping has no usable ELF object */
+#define PROF_SYM_OBJ_UNTRIED 0xfffffffdu	/* not looked up yet */
+
+/* A function symbol (ELF or kallsyms); sorted by addr for bisection. */
+struct sym {
+	uint64_t addr, size;
+	const char *name;	/* raw (mangled), in the ELF's string data or kallsyms copy */
+	unsigned char rank;	/* lower is better at equal addresses */
+};
+
+/* A PT_LOAD segment: file bytes [off, off + filesz) are mapped at vaddr. */
+struct load {
+	uint64_t off, filesz, vaddr;
+};
+
+/* One address range of a DWARF compile unit; sorted by lo for bisection. */
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die cu;
+};
+
+/* One ELF file (and its separate debug file), shared by every address space. */
+struct elfobj {
+	char *path;
+	const char *base;	/* basename of path */
+	int fd, dfd;
+	Elf *elf, *delf;	/* main file (may be NULL), debug file (may be NULL) */
+	unsigned char bid[20];
+	unsigned bid_len;
+	struct load *loads;
+	size_t nloads;
+	struct sym *syms;
+	size_t nsyms;
+	int loaded;		/* symbols and debug file looked for */
+	int dirty;		/* resolved something not in the persistent cache */
+	int dw_tried;
+	Dwarf *dw;
+	struct cu_range *cus;
+	size_t ncus;
+};
+
+/* A slot of the address cache: frames pool[first .. first + n). */
+struct cache_ent {
+	uint64_t addr;
+	uint32_t obj;		/* 0 = empty slot; else obj index + 1 (or PROF_SYM_KERNEL_OBJ) */
+	uint32_t first, n;
+};
+
+/* libstdc++'s __cxa_demangle. */
+typedef char *prof_cxa_demangle_fn(const char *name, char *buf, size_t *len, int *status);
+
+struct prof_symbolizer {
+	struct prof_sym_options opt;
+	struct prof_intern strs;	/* names, files, paths */
+	struct prof_intern keys;	/* object keys -> object index */
+	struct elfobj **objs;
+	size_t nobjs, capobjs;
+	struct cache_ent *cache;	/* open addressing, ncache a power of two */
+	size_t ncache, cache_used;
+	struct prof_frame *pool;	/* the frames of every cached address */
+	size_t pool_len, pool_cap;
+	/* kallsyms (kernel.c), or its mapped per-boot cache (disk_cache.c) */
+	int k_loaded, k_ok;
+	struct sym *ksyms;
+	size_t nksyms;
+	char *kstrings;
+	const unsigned char *kmap;
+	size_t kmap_len, kmap_n;
+	/* C++ demangler, looked up on first use (demangle.c) */
+	int dem_tried;
+	prof_cxa_demangle_fn *cxa_demangle;
+	/* debuginfod (opt-in, elf.c) */
+	int dbgd_tried;
+	void *dbgd_client;
+	void *(*dbgd_begin)(void);
+	int (*dbgd_find)(void *, const unsigned char *, int, char **);
+};
+
+/* A symbol of /tmp/perf-PID.map; sorted by start for bisection. */
+struct jitsym {
+	uint64_t start, end;
+	const char *name;
+};
+
+struct prof_addrspace {
+	struct prof_symbolizer *s;
+	pid_t pid;
+	struct prof_map *maps;	/* sorted by start, disjoint */
+	uint32_t *objs;		/* per map: object index, PROF_SYM_NO_OBJ or _OBJ_UNTRIED */
+	size_t n, cap;
+	unsigned long gen;
+	/* /tmp/perf-PID.map (jitmap.c) */
+	struct jitsym *jit;
+	size_t njit;
+	off_t jit_size;
+	struct timespec jit_mtime;
+	uint64_t jit_checked;	/* prof_now_ns() of the last look at the map */
+};
+
+/* ---- symbolize.c ---- */
+
+/*
+ * The bisection every sorted table of the symbolizer is searched with.
+ * base holds n elements of stride bytes, each starting with a uint64_t
+ * key (read with memcpy: it need not be aligned), in ascending key order.
+ * Returns the number of elements whose key is <= key: the element before
+ * that index is the last one starting at or below key (none when 0).
+ */
+size_t prof_sym_bisect(const void *base, size_t n, size_t stride, uint64_t key);
+
+/* The interned copy of p[0..n) (or of the C string p), valid until prof_symbolizer_free(). */
+const char *prof_sym_str(struct prof_symbolizer *s, const char *p, size_t n);
+const char *prof_sym_cstr(struct prof_symbolizer *s, const char *p);
+
+/* Append a frame to the pool (strings already interned). */
+void prof_sym_frame_push(struct prof_symbolizer *s, const char *name, const char *file,
+			 unsigned line, unsigned flags);
+
+/* Cache the frames pool[first .. first + n) for (obj, addr); obj as in struct cache_ent. */
+void prof_sym_cache_put(struct prof_symbolizer *s, uint32_t obj, uint64_t addr,
+			uint32_t first, uint32_t n);
+
+/* ---- addrspace.c ---- */
+
+/*
+ * Parse one /proc/PID/maps line (no newline) into m: addresses, offset,
+ * permissions; m->path points into line (after the blanks), the
+ * build-id is left unknown. Returns 0, or -1 if the line is malformed.
+ */
+int prof_sym_parse_maps_line(const char *line, struct prof_map *m);
+
+/* Index of the mapping of as holding addr, or (size_t)-1. */
+size_t prof_sym_map_index(const struct prof_addrspace *as, uint64_t addr);
+
+/* ---- elf.c ---- */
+
+/* A path naming a file (not "//anon", "/memfd:...", "[vdso]", ""). */
+int prof_sym_is_file(const char *path);
+
+/* Nonzero when e has a .debug_info section with contents. */
+int prof_sym_has_debug_info(Elf *e);
+
+/* Write len bytes of build-id as lowercase hex into out (2 * len + 1 bytes). */
+void prof_sym_hex(char *out, const unsigned char *bid, unsigned len);
+
+/*
+ * The index of the ELF object at path (with this build-id when bid_len is
+ * not 0), opened on first use with its program headers and its entries of
+ * the on-disk cache; PROF_SYM_NO_OBJ when path is no file.
+ */
+uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
+			  const unsigned char *bid, unsigned bid_len);
+
+/* Load o's symbols and find its debug file, once (the costly part, done on the first cache miss). */
+void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o);
+
+/* Close o's files and free it. */
+void prof_sym_obj_free(struct elfobj *o);
+
+/* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
+int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+
+/*
+ * Order syms[0..*n) by address (already so when presorted), keep one
+ * symbol per address (the best ranked; the first when presorted), and
+ * give each symbol without a size the room up to the next one (4096
+ * for the last). *n becomes the count kept.
+ */
+void prof_sym_sort(struct sym *syms, size_t *n, int presorted);
+
+/* The symbol of sorted syms[0..n) that covers addr, or NULL. */
+const struct sym *prof_sym_find(const struct sym *syms, size_t n, uint64_t addr);
+
+/* ---- dwarf.c ---- */
+
+/* The position and name of the real function, filled by prof_sym_dwarf_frames(). */
+struct prof_sym_outer {
+	const char *name;	/* in: from the symbol table, or NULL; out: maybe from DWARF */
+	const char *file;
+	unsigned line;
+};
+
+/*
+ * Push the inlined frames covering pc (an object vaddr of o) from its
+ * DWARF, innermost first, with their file:line when opts.lines; name
+ * the real function in *outer (kept when already set) with the position
+ * in it. Does nothing when o has no DWARF or no unit covers pc.
+ */
+void prof_sym_dwarf_frames(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
+			   struct prof_sym_outer *outer);
+
+/* ---- kernel.c ---- */
+
+/*
+ * Parse one /proc/kallsyms line ("ADDR T name[\t[module]]", no newline)
+ * in place: *name is cut before the module. Returns 1 for a text symbol
+ * (type t, T, w or W; *type set), 0 for anything else.
+ */
+int prof_sym_parse_kallsyms_line(char *line, uint64_t *addr, char *type, char **name);
+
+/* The kernel symbol holding addr (raw name), or NULL. Needs prof_symbolizer_kernel_ok(). */
+const char *prof_sym_kernel_name(const struct prof_symbolizer *s, uint64_t addr);
+
+/* Free the kernel symbols. */
+void prof_sym_kernel_release(struct prof_symbolizer *s);
+
+/* ---- jitmap.c ---- */
+
+/*
+ * Parse one /tmp/perf-PID.map line ("START SIZE name", hex, no newline):
+ * the name is line[*name_off ..] (the rest of the line). Returns 0, or
+ * -1 if malformed.
+ */
+int prof_sym_parse_perfmap_line(const char *line, uint64_t *start, uint64_t *size,
+				size_t *name_off);
+
+/*
+ * The JIT symbol of as holding addr, or NULL. The map is (re)read when
+ * it changed, looked at no more than every 50 ms.
+ */
+const char *prof_sym_jit_find(struct prof_addrspace *as, uint64_t addr);
+
+/* Forget the JIT symbols (exec, free). */
+void prof_sym_jit_release(struct prof_addrspace *as);
+
+/* ---- disk_cache.c ---- */
+
+/* Read the cached frames of object o (index id) into the address cache, if any. */
+void prof_sym_symcache_load(struct prof_symbolizer *s, struct elfobj *o, uint32_t id);
+
+/* Write the resolved frames of object o (index id) to its cache file. */
+void prof_sym_symcache_store(struct prof_symbolizer *s, const struct elfobj *o, uint32_t id);
+
+/* Map this boot's kallsyms cache (s->kmap): 0, or -1 when there is none. */
+int prof_sym_kcache_load(struct prof_symbolizer *s);
+
+/* Write s->ksyms to this boot's kallsyms cache. */
+void prof_sym_kcache_store(const struct prof_symbolizer *s);
+
+/* The name of the symbol of the mapped kallsyms cache holding addr, or NULL. */
+const char *prof_sym_kcache_find(const struct prof_symbolizer *s, uint64_t addr);
+
+/* ---- demangle.c ---- */
+
+/* The demangled (Rust, C++) and interned name, or name itself interned (opts.demangle off, not mangled). */
+const char *prof_sym_demangle(struct prof_symbolizer *s, const char *name);
+
+#endif
