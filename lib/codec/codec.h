@@ -13,9 +13,13 @@
  * level = acceleration, as `lz4 -b1`), lz4hc (block API, HC levels, as
  * `lz4 -b3` and up), lz4f (frame format as the lz4 CLI writes it: 4 MiB
  * independent blocks with a content checksum) and, when the build found
- * their libraries (HAVE_BROTLI, HAVE_LZMA, HAVE_BZIP2, HAVE_SNAPPY,
- * HAVE_LIBDEFLATE), brotli, xz (the .xz format, CRC64), bzip2, snappy and
+ * their libraries, brotli, xz (the .xz format, CRC64), bzip2, snappy and
  * libdeflate (raw deflate). Codec-internal threading is never enabled.
+ *
+ * Each library's codecs live in a file of their own (lib/codec/zstd.c,
+ * lz4.c, ...) behind an operations table (lib/codec/ops.h);
+ * lib/codec/codec.mk decides which files are compiled, and this
+ * interface dispatches to them.
  *
  * Decompression always checks that the result has exactly the expected
  * size; corrupt or truncated input gives an error, never a crash (every
@@ -31,22 +35,33 @@
 /* A level value meaning "the codec has no levels" (memcpy, snappy). */
 #define PROF_CODEC_NOLEVEL INT32_MIN
 
+struct prof_codec_ops;
+
 struct prof_codec {
 	const char *name;		/* "zstd" */
 	const char *desc;		/* one line for -l */
+	const char *library;		/* its library, as metadata names it: "liblzma" */
 	int min_level, max_level;	/* valid levels (both NOLEVEL if none) */
 	int default_level;		/* the level used when none is given */
 	unsigned flags;			/* PROF_CODEC_F_* */
-	int id;				/* internal */
+	const struct prof_codec_ops *ops;	/* lib/codec/ops.h */
 };
 
 enum {
 	PROF_CODEC_F_DICT = 1,		/* supports -D dictionaries */
 	PROF_CODEC_F_SIZED = 2,		/* decode-only can find the size */
+	PROF_CODEC_F_BASELINE = 4,	/* not a compressor: a ceiling (memcpy) */
+	PROF_CODEC_F_ZERO_DEFAULT = 8,	/* level 0 means the default level (zstd) */
 };
 
 /* Every codec of this build, NULL-terminated, in a stable order. */
 extern const struct prof_codec *const prof_codecs[];
+
+/*
+ * The names of the optional codecs this build left out (their library or
+ * headers were not found), NULL-terminated; empty when none.
+ */
+extern const char *const prof_codecs_not_built[];
 
 /* The codec called name, or NULL. */
 const struct prof_codec *prof_codec_find(const char *name);
@@ -61,11 +76,8 @@ int prof_codec_has_levels(const struct prof_codec *c);
  */
 const char *prof_codec_version(const struct prof_codec *c);
 
-/*
- * The names of the optional codecs this build left out (their library or
- * headers were not found), space-separated; "" when none.
- */
-const char *prof_codec_missing(void);
+/* Nonzero if name is one of prof_codecs_not_built. */
+int prof_codec_is_not_built(const char *name);
 
 /*
  * Worst-case compressed size of a block of n bytes at this level (what

@@ -1,29 +1,40 @@
-# The optional compression codecs of profcompress: each one only if its
-# library is found (the required ones, zstd, lz4 and zlib, are in LIBS).
-COMPRESS_DEFS :=
+# The compression codecs of profcompress: one file per library,
+# lib/codec/FILE.c, defining prof_codec_NAME for each codec NAME it offers
+# (lib/codec/ops.h). One line per file below, in the order of
+# `profcompress -l`; adding a codec is its file and its line.
+#
+# $(call codec,FILE,NAMES): a codec whose library is always there (in
+#   LIBS: zstd, lz4, zlib, and glibc for memcpy).
+# $(call optional_codec,FILE,NAMES,HEADER,LIBS): compiled and linked with
+#   LIBS when HEADER compiles and LIBS link; otherwise FILE.c goes into
+#   LIB_EXCLUDE and its NAMES are listed as not built.
+#
+# The registry (lib/codec/codec.c) gets the lists as X-macros,
+# PROF_CODECS="X(memcpy) X(lz4) ..." and PROF_CODECS_NOT_BUILT.
+CODEC_LIST :=
+CODEC_NOT_BUILT :=
 COMPRESS_LIBS :=
-ifeq ($(call have_lib,brotli/encode.h,-lbrotlienc -lbrotlidec),yes)
-COMPRESS_DEFS += -DHAVE_BROTLI
-COMPRESS_LIBS += -lbrotlienc -lbrotlidec
-endif
-ifeq ($(call have_lib,lzma.h,-llzma),yes)
-COMPRESS_DEFS += -DHAVE_LZMA
-COMPRESS_LIBS += -llzma
-endif
-ifeq ($(call have_lib,bzlib.h,-lbz2),yes)
-COMPRESS_DEFS += -DHAVE_BZIP2
-COMPRESS_LIBS += -lbz2
-endif
-ifeq ($(call have_lib,snappy-c.h,-lsnappy),yes)
-COMPRESS_DEFS += -DHAVE_SNAPPY
-COMPRESS_LIBS += -lsnappy
-endif
-ifeq ($(call have_lib,libdeflate.h,-ldeflate),yes)
-COMPRESS_DEFS += -DHAVE_LIBDEFLATE
-COMPRESS_LIBS += -ldeflate
-endif
+codec_x = $(foreach n,$(1),X($(n)))
+codec = $(eval CODEC_LIST += $(call codec_x,$(2)))
+optional_codec = $(if $(call have_lib,$(3),$(4)), \
+	$(eval CODEC_LIST += $(call codec_x,$(2))) $(eval COMPRESS_LIBS += $(4)), \
+	$(eval CODEC_NOT_BUILT += $(call codec_x,$(2))) $(eval LIB_EXCLUDE += lib/codec/$(1).c))
 
-$(BUILD)/cmd/profcompress.o $(BUILD)/lib/codec/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
+$(call codec,memcpy,memcpy)
+$(call codec,lz4,lz4 lz4hc lz4f)
+$(call codec,zstd,zstd)
+$(call codec,zlib,zlib gzip)
+$(call optional_codec,libdeflate,libdeflate,libdeflate.h,-ldeflate)
+$(call optional_codec,snappy,snappy,snappy-c.h,-lsnappy)
+$(call optional_codec,brotli,brotli,brotli/encode.h,-lbrotlienc -lbrotlidec)
+$(call optional_codec,bzip2,bzip2,bzlib.h,-lbz2)
+$(call optional_codec,lzma,xz,lzma.h,-llzma)
+
+# (COMPRESS_DEFS is also in the Makefile's flags stamp: a codec that comes
+# or goes rebuilds.)
+COMPRESS_DEFS := -D"PROF_CODECS=$(strip $(CODEC_LIST))" \
+	-D"PROF_CODECS_NOT_BUILT=$(strip $(CODEC_NOT_BUILT))"
+
+$(BUILD)/lib/codec/codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
 $(BINDIR)/profcompress: EXTRA_LIBS += $(COMPRESS_LIBS)
-$(BUILD)/tests/unit/codec/test_codec.o: EXTRA_CFLAGS += $(COMPRESS_DEFS)
-$(BUILD)/tests/unit/codec/test_codec: EXTRA_LIBS += $(COMPRESS_LIBS)
+$(BUILD)/tests/unit/codec/%: EXTRA_LIBS += $(COMPRESS_LIBS)

@@ -333,7 +333,20 @@ int main(void)
 		CHECK(prof_codec_find("zstd") != NULL);
 		CHECK(prof_codec_find("memcpy") != NULL);
 		CHECK(prof_codec_find("nope") == NULL);
-		CHECK(prof_codec_missing() != NULL);
+		/* a codec is either built or listed as not built, never both */
+		for (size_t i = 0; prof_codecs_not_built[i]; i++) {
+			CHECK(prof_codec_find(prof_codecs_not_built[i]) == NULL);
+			CHECK(prof_codec_is_not_built(prof_codecs_not_built[i]));
+		}
+		for (size_t i = 0; prof_codecs[i]; i++) {
+			CHECK(!prof_codec_is_not_built(prof_codecs[i]->name));
+			CHECK(prof_codecs[i]->library && prof_codecs[i]->library[0]);
+			CHECK(prof_codecs[i]->ops != NULL);
+		}
+		CHECK(!prof_codec_is_not_built("nope"));
+		CHECK((prof_codec_find("memcpy")->flags & PROF_CODEC_F_BASELINE) != 0);
+		CHECK((prof_codec_find("zstd")->flags & PROF_CODEC_F_ZERO_DEFAULT) != 0);
+		CHECK((prof_codec_find("zlib")->flags & PROF_CODEC_F_ZERO_DEFAULT) == 0);
 	}
 
 	TEST("sha256 of the FIPS 180-2 test vectors") {
