@@ -4,7 +4,9 @@
 #   BIN     directory of the tools under test        (default: bin); make
 #           check points it at an installed tree (DESTDIR/usr/bin)
 #   BUILD   build directory (tests/tools helpers)    (default: build)
-#   CORPUS  ../shared/corpus when present, else empty
+#   CORPUS  a directory of extra captures (perf-fp.txt, perf-dwarf.txt and
+#           their .folded references) for optional tests; unset: they skip.
+#           Everything else the tests need is in the repository.
 #   SANITIZE  non-empty in the sanitizer pass: keep workloads small
 # Each test prints one line: "PASS name", "FAIL name: why" or
 # "SKIP name: reason"; tests/run.sh counts them.
@@ -16,10 +18,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-if [ -z "${CORPUS+x}" ]; then
-	CORPUS=
-	[ -d "$TOP/../shared/corpus" ] && CORPUS=$(cd "$TOP/../shared/corpus" && pwd)
-fi
+: "${CORPUS:=}"
 TESTS=$TOP/tests
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/proftest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -122,7 +121,21 @@ validate_tsv() {
 # need_corpus NAME: true if the corpus is present, else reports a skip.
 need_corpus() {
 	[ -n "$CORPUS" ] && [ -f "$CORPUS/perf-fp.txt" ] && return 0
-	skip "$1" "corpus ../shared/corpus not present"
+	skip "$1" "no corpus (CORPUS names a directory with perf-fp.txt)"
+	return 1
+}
+
+# have CMD: CMD is installed (in PATH).
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+# need NAME CMD [PACKAGE]: true if CMD is installed, else reports NAME as
+# skipped ("CMD not installed (package PACKAGE)") and is false:
+#   if need "man page lint" mandoc; then ...; fi
+need() {
+	have "$2" && return 0
+	skip "$1" "$2 not installed${3:+ (package $3)}"
 	return 1
 }
 
