@@ -56,6 +56,53 @@ static int match_period(const char *s, size_t n, struct prof_perf_event *ev)
 	return 1;
 }
 
+/* Where the numbers after a comm are: [pid, pid_end), [tid, tid_end). */
+struct pid_tid {
+	size_t pid, pid_end, tid, tid_end;
+};
+
+/*
+ * \s+(\d+)[/]*(\d+)*\s after a comm candidate ending at *e (a blank):
+ * 1 with the extents in m; tid_end is the blank after the numbers. 0 if
+ * no match; when no digit follows the blank run, *e moves to its end,
+ * since any comm ending inside the run fails the same way.
+ */
+static int match_pid_tid(const unsigned char *s, size_t n, size_t *e, struct pid_tid *m)
+{
+	size_t k = *e, q, r, x;
+
+	while (k < n && is_ws(s[k]))
+		k++;
+	if (k >= n || !is_digit(s[k])) {
+		*e = k;
+		return 0;
+	}
+	q = k;
+	while (q < n && is_digit(s[q]))
+		q++;
+	r = q;
+	while (r < n && s[r] == '/')
+		r++;
+	x = r;
+	while (x < n && is_digit(s[x]))
+		x++;
+	if (x >= n || !is_ws(s[x]))
+		return 0;
+	m->pid = k;
+	m->pid_end = q;
+	m->tid = r;
+	m->tid_end = x;
+	return 1;
+}
+
+static void set_pid_tid(struct prof_perf_event *ev, const char *line, const struct pid_tid *m)
+{
+	ev->pid = line + m->pid;
+	ev->pid_len = m->pid_end - m->pid;
+	ev->tid = line + m->tid;
+	ev->tid_len = m->tid_end - m->tid;
+}
+
 /*
  * /^(\S.+?)\s+(\d+)[/]*(\d+)*\s+/: the lazy comm grows from two bytes
  * until it is followed by a whitespace run, a digit run, slashes, an
@@ -66,38 +113,18 @@ static int match_period(const char *s, size_t n, struct prof_perf_event *ev)
 int prof_perfscript_event_line(const char *line, size_t n, struct prof_perf_event *ev)
 {
 	const unsigned char *s = (const unsigned char *)line;
-	size_t e, k, q, r, x;
+	struct pid_tid m;
+	size_t e;
 
 	if (n < 2 || is_ws(s[0]))
 		return 0;
 	for (e = 2; e < n; e++) {
-		if (!is_ws(s[e]))
-			continue;
-		k = e;
-		while (k < n && is_ws(s[k]))
-			k++;
-		if (k >= n || !is_digit(s[k])) {
-			e = k;	/* any start inside this run fails the same way */
-			continue;
-		}
-		q = k;
-		while (q < n && is_digit(s[q]))
-			q++;
-		r = q;
-		while (r < n && s[r] == '/')
-			r++;
-		x = r;
-		while (x < n && is_digit(s[x]))
-			x++;
-		if (x >= n || !is_ws(s[x]))
+		if (!is_ws(s[e]) || !match_pid_tid(s, n, &e, &m))
 			continue;
 		memset(ev, 0, sizeof(*ev));
 		ev->comm = line;
 		ev->comm_len = e;
-		ev->pid = line + k;
-		ev->pid_len = q - k;
-		ev->tid = line + r;
-		ev->tid_len = x - r;
+		set_pid_tid(ev, line, &m);
 		match_period(line, n, ev);
 		return 1;
 	}
@@ -201,42 +228,24 @@ static int sample_tail(const char *s, size_t i, size_t n, struct prof_perf_event
 int prof_perfscript_sample_line(const char *line, size_t n, struct prof_perf_event *ev, size_t *frame)
 {
 	const unsigned char *s = (const unsigned char *)line;
-	size_t b = 0, e, k, q, r, x;
+	struct pid_tid m;
+	size_t b = 0, e;
 
 	while (b < n && is_ws(s[b]))
 		b++;
 	if (n - b < 2)
 		return 0;
 	for (e = b + 2; e < n; e++) {
-		if (!is_ws(s[e]))
-			continue;
-		k = e;
-		while (k < n && is_ws(s[k]))
-			k++;
-		if (k >= n || !is_digit(s[k]))
-			continue;
-		q = k;
-		while (q < n && is_digit(s[q]))
-			q++;
-		r = q;
-		while (r < n && s[r] == '/')
-			r++;
-		x = r;
-		while (x < n && is_digit(s[x]))
-			x++;
-		if (x >= n || !is_ws(s[x]))
+		if (!is_ws(s[e]) || !match_pid_tid(s, n, &e, &m))
 			continue;
 		memset(ev, 0, sizeof(*ev));
-		if (!sample_tail(line, x, n, ev, frame))
+		if (!sample_tail(line, m.tid_end, n, ev, frame))
 			continue;
 		if (!ev->time_len && !ev->has_event && line[n - 1] != ')')
 			return 0;
 		ev->comm = line + b;
 		ev->comm_len = e - b;
-		ev->pid = line + k;
-		ev->pid_len = q - k;
-		ev->tid = line + r;
-		ev->tid_len = x - r;
+		set_pid_tid(ev, line, &m);
 		return 1;
 	}
 	return 0;
