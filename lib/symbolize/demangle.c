@@ -308,7 +308,8 @@ static void lifetime(struct v0 *v)
 	emits(v, "'_");
 }
 
-static void generic_args(struct v0 *v)
+/* "<" and the generic arguments up to 'E', the ">" left to the caller. */
+static void generic_args_open(struct v0 *v)
 {
 	int first = 1;
 
@@ -326,6 +327,11 @@ static void generic_args(struct v0 *v)
 		if (v->pos >= v->n)
 			v->bad = 1;
 	}
+}
+
+static void generic_args(struct v0 *v)
+{
+	generic_args_open(v);
 	emits(v, ">");
 }
 
@@ -513,23 +519,8 @@ static int path_open(struct v0 *v)
 		v->pos = (size_t)at;
 	}
 	if (eat(v, 'I')) {
-		int first = 1;
-
 		path(v, 0);
-		emits(v, "<");
-		while (!v->bad && !eat(v, 'E')) {
-			if (!first)
-				emits(v, ", ");
-			first = 0;
-			if (eat(v, 'L'))
-				lifetime(v);
-			else if (eat(v, 'K'))
-				constant(v);
-			else
-				type(v);
-			if (v->pos >= v->n)
-				v->bad = 1;
-		}
+		generic_args_open(v);
 		open = 1;
 	} else {
 		path(v, 0);
