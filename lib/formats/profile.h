@@ -148,7 +148,11 @@ const char *prof_profile_format_name(enum prof_profile_format f);
  * Read one input (path; NULL or "-": standard input) into t, adding to
  * what t holds; its metadata (see above) is merged into meta, which may
  * already hold pairs. t needs two weight columns to keep the second
- * count of differential input. sum (may be NULL) is filled.
+ * count of differential input. Beware a second column that means
+ * something else: perf script samples of period 0 add 1 to column 1 so
+ * that their stacks stay listed, as stackcollapse-perf.pl lists them
+ * (perfscript.h); read into a one-column table and merge to avoid it.
+ * sum (may be NULL) is filled.
  * Returns 0, or -1 if the input could not be opened or read, a line was
  * malformed (reported with file:line; the valid ones are kept), or a
  * time window kept no sample.
