@@ -5,12 +5,10 @@
  * the frames are kept in one pool, the in-memory address cache points
  * into it. The other files of this folder do the lookups (internal.h).
  */
-#include <elf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/xalloc.h"
 #include "symbolize/internal.h"
