@@ -372,8 +372,13 @@ static int compare_tables(const struct config *c)
 	size_t n = 0;
 	int rval = PROF_EXIT_OK, ok[2];
 
-	for (int side = 0; side < 2; side++)
+	for (int side = 0; side < 2; side++) {
 		ok[side] = prof_table_read(c->paths[side], &t[side], &bad[side]) == 0;
+		if (ok[side] && !t[side].nrows) {
+			prof_input_warn(t[side].name, 0, "no rows to compare");
+			ok[side] = 0;
+		}
+	}
 	if (!ok[0] || !ok[1] || prof_table_compare(&t[0], &t[1], &c->topts, &ch, &n) < 0) {
 		rval = PROF_EXIT_FAIL;
 		goto out;

@@ -140,8 +140,8 @@ int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
 		add_row(t, fields, lineno, &cap);
 	}
 	free(fields);
-	if (!t->nrows) {
-		prof_input_warn(t->name, 0, "no rows to compare");
+	if (!t->cols) {
+		prof_input_warn(t->name, 0, "empty: no header, no row");
 		return -1;
 	}
 	return 0;

@@ -1,0 +1,281 @@
+#!/bin/sh
+# proftools-profile (scripts/profile.sh): from "it is slow" to pictures in
+# one command. Runs the command under the proftools recorders for each
+# mode, folds and draws what they wrote, and gathers everything in one
+# directory with an HTML report (profreport). See proftools-profile(1).
+set -u
+
+PROG=proftools-profile
+SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open] [--] command [arg ...]
+       $PROG compare [-hq] [-o dir] [--fail-above pct] [--open] dir_a dir_b"
+
+usage() {
+	[ -n "${1:-}" ] && echo "$PROG: $1" >&2
+	echo "usage: $SYNOPSIS" >&2
+	exit 2
+}
+
+help() {
+	cat <<EOF
+usage: $SYNOPSIS
+Profile a command and write one directory: flame graphs (.svg) beside their
+folded stacks, hotspot tables, timelines and index.html, a self-contained
+report that opens from disk.
+
+Modes:
+  cpu        where the CPU time goes (profrec, proffold, profflame)
+  offcpu     where it waits: off-CPU time beside on-CPU time (profrec --off-cpu)
+  memory     allocations, leaks, the peak, heap over time (profheap)
+  gpu        GPU utilisation, memory, power, temperature (profgpu)
+  all        each of the above, one run of the command per mode
+  compare    profcmp of two earlier directories: regressions, differential graphs
+
+Options:
+  -o, --output=DIR        directory to write (default profile-YYYYmmdd-HHMMSS)
+  -F, --freq=HZ           samples per second (cpu, offcpu; default 999)
+      --dwarf             DWARF call chains (code without frame pointers)
+      --fail-above=PCT    compare: exit 1 when something regressed by more than PCT%
+      --open              print the report's file:// address at the end
+  -q, --quiet             no summary on stderr
+  -h, --help              this help
+
+Exit status: the command's (all: the first nonzero); compare: 0, or 1 when
+--fail-above tripped; 1 on failure; 2 on usage error.
+EOF
+	exit 0
+}
+
+list_options() {
+	printf '%s\n' --dwarf --fail-above= --freq= --help --open --output= --quiet
+	exit 0
+}
+
+warn() { echo "$PROG: $*" >&2; }
+die() { warn "$@"; exit 1; }
+say() { [ "$QUIET" = 1 ] || echo "$PROG: $*" >&2; }
+
+# The tools: beside this script when installed (PREFIX/bin), in ../bin
+# when run from the repository, else on PATH; PROFTOOLS_BIN overrides.
+find_tools() {
+	here=$(cd "$(dirname "$0")" && pwd)
+	if [ -n "${PROFTOOLS_BIN:-}" ]; then
+		TOOLS=$PROFTOOLS_BIN
+	elif [ -x "$here/profrec" ]; then
+		TOOLS=$here
+	elif [ -x "$here/../bin/profrec" ]; then
+		TOOLS=$(cd "$here/../bin" && pwd)
+	else
+		TOOLS=
+	fi
+}
+tool() {
+	if [ -n "$TOOLS" ]; then
+		echo "$TOOLS/$1"
+	else
+		command -v "$1" || die "$1 not found (install proftools, or set PROFTOOLS_BIN)"
+	fi
+}
+
+# "# key=value" metadata: values percent-encoded (prof-formats(5)).
+meta_encode() {
+	printf '%s' "$1" | sed 's/%/%25/g; s/ /%20/g; s/	/%09/g' | tr '\n' ' ' | sed 's/ $//; s/ /%0A/g'
+}
+meta() { # KEY VALUE
+	printf '# %s=%s\n' "$1" "$(meta_encode "$2")" >>"$OUT/run.meta"
+}
+
+write_run_meta() { # MODE COMMAND...
+	mode=$1
+	shift
+	: >"$OUT/run.meta"
+	meta mode "$mode"
+	meta command "$*"
+	meta date "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	meta host "$(uname -n)"
+	meta kernel "$(uname -sr)"
+	meta cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+	meta cores "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
+	case $mode in cpu|offcpu|all)
+		meta freq "$FREQ"
+		meta call_graph "$CALL_GRAPH" ;;
+	esac
+}
+
+# run_tee LOG PREFIX CMD...: run CMD with its stderr shown and the lines
+# starting with "PREFIX:" (the tool's own summary) kept in LOG; sets RC.
+run_tee() {
+	_log=$1 _prefix=$2
+	shift 2
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo" || die "cannot create a FIFO in $WORK"
+	tee "$WORK/stderr" <"$WORK/fifo" >&2 &
+	_tee=$!
+	"$@" 2>"$WORK/fifo"
+	RC=$?
+	wait "$_tee"
+	grep "^$_prefix:" "$WORK/stderr" >"$_log" || true
+}
+
+# fold_and_draw NAME TITLE [proffold options...]: NAME.folded, NAME.svg,
+# NAME.top.tsv from the recording in $REC.
+fold_and_draw() {
+	_name=$1 _title=$2
+	shift 2
+	"$(tool proffold)" -q "$@" -o "$OUT/$_name.folded" "$REC" || return 1
+	"$(tool profflame)" --title "$_title" -o "$OUT/$_name.svg" "$OUT/$_name.folded" || return 1
+	"$(tool proffold)" -q --top 30 -o "$OUT/$_name.top.tsv" "$OUT/$_name.folded" || return 1
+}
+
+mode_cpu() {
+	REC=$OUT/cpu.samples.tsv.zst
+	say "cpu: recording $*"
+	"$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -o "$REC" -- "$@"
+	RC=$?
+	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
+	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
+	[ "$QUIET" = 1 ] || "$(tool proffold)" -q --top 10 --human "$OUT/cpu.folded" >&2
+}
+
+mode_offcpu() {
+	REC=$OUT/offcpu.samples.tsv.zst
+	say "offcpu: recording $*"
+	"$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -e cpu-clock --off-cpu -o "$REC" -- "$@"
+	RC=$?
+	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
+	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
+	fold_and_draw offcpu-oncpu "On-CPU: $*" -e cpu-clock || warn "offcpu: no on-CPU samples"
+	on=$(grep -v '^#' "$OUT/offcpu-oncpu.folded" 2>/dev/null | awk '{ s += $NF } END { printf "%.0f", s }')
+	off=$(grep -v '^#' "$OUT/offcpu.folded" 2>/dev/null | awk '{ s += $NF } END { printf "%.0f", s }')
+	awk -v on="${on:-0}" -v off="${off:-0}" 'BEGIN {
+		t = on + off
+		print "state\ttime_ms\tshare_pct"
+		printf "on-cpu\t%.1f\t%.1f\n", on / 1e6, t ? 100 * on / t : 0
+		printf "off-cpu\t%.1f\t%.1f\n", off / 1e6, t ? 100 * off / t : 0
+	}' >"$OUT/offcpu.shares.tsv"
+	[ "$QUIET" = 1 ] || column -t -s '	' "$OUT/offcpu.shares.tsv" >&2 2>/dev/null || cat "$OUT/offcpu.shares.tsv" >&2
+}
+
+mode_memory() {
+	say "memory: recording $*"
+	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -o "$OUT/memory.d" -- "$@"
+	set -- "$OUT"/memory.d/*.alloc.folded
+	[ -f "$1" ] || { warn "memory: profheap wrote no profile"; return; }
+	# The first process profheap names is the command itself.
+	root=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
+	[ -n "$root" ] && [ -f "$OUT/memory.d/$root.timeline.tsv" ] &&
+		cp "$OUT/memory.d/$root.timeline.tsv" "$OUT/memory.timeline.tsv"
+	for kind in alloc leak peak; do
+		set -- "$OUT"/memory.d/*."$kind".folded
+		"$(tool proffold)" -q -o "$OUT/memory-$kind.folded" "$@" || continue
+		if grep -qv '^#' "$OUT/memory-$kind.folded"; then
+			"$(tool profflame)" --colors mem --countname bytes --title "Memory ($kind): $CMDLINE" \
+				-o "$OUT/memory-$kind.svg" "$OUT/memory-$kind.folded"
+		fi
+	done
+}
+
+mode_gpu() {
+	say "gpu: sampling $*"
+	host=
+	"$(tool profgpu)" --list-options 2>/dev/null | grep -qx -- '--host-output=' &&
+		host="--host-output=$OUT/host.tsv"
+	# shellcheck disable=SC2086
+	run_tee "$OUT/gpu.log" profgpu "$(tool profgpu)" -o "$OUT/gpu.tsv" $host -- "$@"
+}
+
+mode_compare() {
+	a=$1 b=$2
+	[ -d "$a" ] || die "$a: not a directory"
+	[ -d "$b" ] || die "$b: not a directory"
+	: >"$OUT/run.meta"
+	meta mode compare
+	meta base "$a"
+	meta new "$b"
+	meta date "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	gate=
+	[ -n "$FAIL_ABOVE" ] && gate="--fail-above=$FAIL_ABOVE"
+	RC=0
+	n=0
+	: >"$OUT/compare.log"
+	for name in cpu offcpu offcpu-oncpu memory-alloc memory-leak memory-peak; do
+		[ -f "$a/$name.folded" ] && [ -f "$b/$name.folded" ] || continue
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		"$(tool profcmp)" $gate -o "$OUT/compare-$name.tsv" "$a/$name.folded" "$b/$name.folded" \
+			2>>"$OUT/compare.log" || RC=1
+		"$(tool profcmp)" --human -n 15 "$a/$name.folded" "$b/$name.folded" >"$OUT/compare-$name.txt" 2>/dev/null
+		"$(tool profcmp)" --folded-diff "$a/$name.folded" "$b/$name.folded" |
+			"$(tool profflame)" --diff --title "$name: $b against $a" -o "$OUT/compare-$name-diff.svg"
+	done
+	[ "$n" -gt 0 ] || die "$a and $b have no profile in common (cpu, offcpu, memory-*.folded)"
+	[ "$QUIET" = 1 ] || cat "$OUT/compare.log" >&2
+}
+
+# ---- options
+[ $# -ge 1 ] || usage "no mode"
+case $1 in
+-h|--help) help ;;
+--list-options) list_options ;;
+esac
+MODE=$1
+shift
+case $MODE in cpu|offcpu|memory|gpu|all|compare) ;; *) usage "unknown mode '$MODE'" ;; esac
+OUT= FREQ=999 CALL_GRAPH=fp OPEN=0 QUIET=0 FAIL_ABOVE=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) [ $# -ge 2 ] || usage "-o needs a directory"; OUT=$2; shift ;;
+	--output=*) OUT=${1#*=} ;;
+	-F) [ $# -ge 2 ] || usage "-F needs a frequency"; FREQ=$2; shift ;;
+	--freq=*) FREQ=${1#*=} ;;
+	--dwarf) CALL_GRAPH=dwarf ;;
+	--open) OPEN=1 ;;
+	--fail-above=*) FAIL_ABOVE=${1#*=} ;;
+	--fail-above) [ $# -ge 2 ] || usage "--fail-above needs a percentage"; FAIL_ABOVE=$2; shift ;;
+	-q|--quiet) QUIET=1 ;;
+	-h|--help) help ;;
+	--list-options) list_options ;;
+	--) shift; break ;;
+	-*) usage "unknown option '$1'" ;;
+	*) break ;;
+	esac
+	shift
+done
+case $FREQ in ''|*[!0-9]*) usage "bad frequency '$FREQ' (a number of samples per second)" ;; esac
+if [ -n "$FAIL_ABOVE" ]; then
+	[ "$MODE" = compare ] || usage "--fail-above is for compare"
+	case $FAIL_ABOVE in ''|*[!0-9.]*) usage "bad --fail-above '$FAIL_ABOVE' (a percentage)" ;; esac
+fi
+if [ "$MODE" = compare ]; then
+	[ $# -eq 2 ] || usage "compare needs two directories"
+else
+	[ $# -ge 1 ] || usage "no command"
+fi
+find_tools
+[ -n "$OUT" ] || OUT=profile-$(date '+%Y%m%d-%H%M%S')
+mkdir -p "$OUT" || die "cannot create $OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/proftools-profile.XXXXXX") || die "cannot create a temporary directory"
+trap 'rm -rf "$WORK"' EXIT
+CMDLINE="$*"
+
+# ---- the runs
+STATUS=0
+if [ "$MODE" = compare ]; then
+	mode_compare "$1" "$2"
+	STATUS=$RC
+else
+	write_run_meta "$MODE" "$@"
+	start=$(date +%s)
+	for m in cpu offcpu memory gpu; do
+		[ "$MODE" = all ] || [ "$MODE" = "$m" ] || continue
+		RC=0
+		"mode_$m" "$@"
+		[ "$STATUS" != 0 ] || STATUS=$RC
+	done
+	meta status "$STATUS"
+	meta duration_s "$(($(date +%s) - start))"
+fi
+"$(tool profreport)" -q "$OUT" || warn "the report could not be written"
+say "report: $OUT/index.html"
+[ "$OPEN" = 1 ] && echo "file://$OUT/index.html"
+exit "$STATUS"
