@@ -1,6 +1,7 @@
 /*
- * Unit tests of lib/codec (round trips of every codec and level on edge
- * inputs, corrupt input), lib/bench (calibrated timing) and lib/sha256.
+ * Unit tests of lib/codec's codecs (round trips of every codec and level
+ * on edge inputs, corrupt input, the registry, the counting allocator),
+ * lib/base/bench (calibrated timing) and lib/base/sha256.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "base/bench.h"
 #include "codec/codec.h"
+#include "codec/ops.h"
 #include "base/sha256.h"
 #include "../unit.h"
 
@@ -194,95 +196,99 @@ static int fail_third(void *arg, unsigned thread)
 	return ++*calls >= 3 ? -1 : 0;
 }
 
-int main(void)
+/* Every level of c on the edge inputs. */
+static void test_round_trips(const struct prof_codec *c, const struct sample *edge, size_t nedge)
 {
-	struct sample edge[] = {
-		make("empty", 0, 0),
-		make("one byte", 1, 1),
-		make("random 1000", 1000, 0),
-		make("repetitive 3000", 3000, 1),
-		make("text 4097", 4097, 2),
-	};
-	const size_t nedge = sizeof(edge) / sizeof(edge[0]);
-	struct sample big = make("text 300000", 300000, 2);
-	struct sample rnd = make("random 65536", 65536, 0);
+	int levels[64];
+	size_t nl = levels_of(c, levels, 64);
+	char name[128], why[256], err[256];
 
-	for (size_t i = 0; prof_codecs[i]; i++) {
-		const struct prof_codec *c = prof_codecs[i];
-		int levels[64];
-		size_t nl = levels_of(c, levels, 64);
-		char name[128], why[256], err[256];
-
-		snprintf(name, sizeof(name), "%s: round trips at every level on edge inputs", c->name);
-		TEST(name) {
-			for (size_t l = 0; l < nl; l++) {
-				struct prof_codec_ctx *x = prof_codec_ctx_new(c, levels[l], NULL, 0,
-									      err, sizeof(err));
-				CHECK(x != NULL);
-				if (!x) {
-					printf("  %s level %d: %s\n", c->name, levels[l], err);
-					break;
-				}
-				for (size_t e = 0; e < nedge; e++) {
-					int ok = round_trip(x, c, levels[l], &edge[e], why, sizeof(why)) == 0;
-
-					if (!ok)
-						printf("  %s level %d, %s: %s\n", c->name, levels[l],
-						       edge[e].name, why);
-					CHECK(ok);
-				}
-				prof_codec_ctx_free(x);
-			}
-		}
-		snprintf(name, sizeof(name), "%s: default level on larger inputs, memory known", c->name);
-		TEST(name) {
-			struct prof_codec_ctx *x = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, NULL, 0,
+	snprintf(name, sizeof(name), "%s: round trips at every level on edge inputs", c->name);
+	TEST(name) {
+		for (size_t l = 0; l < nl; l++) {
+			struct prof_codec_ctx *x = prof_codec_ctx_new(c, levels[l], NULL, 0,
 								      err, sizeof(err));
-			int ok;
-
 			CHECK(x != NULL);
-			if (x) {
-				int lv = prof_codec_has_levels(c) ? c->default_level : PROF_CODEC_NOLEVEL;
+			if (!x) {
+				printf("  %s level %d: %s\n", c->name, levels[l], err);
+				break;
+			}
+			for (size_t e = 0; e < nedge; e++) {
+				int ok = round_trip(x, c, levels[l], &edge[e], why, sizeof(why)) == 0;
 
-				ok = round_trip(x, c, lv, &big, why, sizeof(why)) == 0;
 				if (!ok)
-					printf("  %s: %s: %s\n", c->name, big.name, why);
+					printf("  %s level %d, %s: %s\n", c->name, levels[l],
+					       edge[e].name, why);
 				CHECK(ok);
-				ok = round_trip(x, c, lv, &rnd, why, sizeof(why)) == 0;
-				if (!ok)
-					printf("  %s: %s: %s\n", c->name, rnd.name, why);
-				CHECK(ok);
-				if (strcmp(c->name, "snappy") != 0 && strcmp(c->name, "lz4f") != 0) {
-					CHECK(prof_codec_comp_mem(x) >= 0);
-					CHECK(prof_codec_decomp_mem(x) >= 0);
-				}
-				if (strcmp(c->name, "zstd") == 0 || strcmp(c->name, "zlib") == 0)
-					CHECK(prof_codec_comp_mem(x) > 0);
-				prof_codec_ctx_free(x);
 			}
-		}
-		snprintf(name, sizeof(name), "%s: version and level checks", c->name);
-		TEST(name) {
-			struct prof_codec_ctx *x;
-
-			CHECK(prof_codec_version(c)[0] != '\0');
-			CHECK(strcmp(prof_codec_version(c), "unknown") != 0);
-			if (prof_codec_has_levels(c)) {
-				x = prof_codec_ctx_new(c, c->max_level + 1, NULL, 0, err, sizeof(err));
-				CHECK(x == NULL);
-				CHECK(strstr(err, "out of range") != NULL);
-			} else {
-				x = prof_codec_ctx_new(c, 3, NULL, 0, err, sizeof(err));
-				CHECK(x == NULL);
-				CHECK(strstr(err, "no levels") != NULL);
-			}
-			if (!(c->flags & PROF_CODEC_F_DICT)) {
-				x = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, "dict", 4, err, sizeof(err));
-				CHECK(x == NULL);
-			}
+			prof_codec_ctx_free(x);
 		}
 	}
+}
 
+/* The default level on larger inputs, and the memory the codec reports. */
+static void test_larger(const struct prof_codec *c, const struct sample *big,
+			const struct sample *rnd)
+{
+	char name[128], why[256], err[256];
+
+	snprintf(name, sizeof(name), "%s: default level on larger inputs, memory known", c->name);
+	TEST(name) {
+		struct prof_codec_ctx *x = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, NULL, 0,
+							      err, sizeof(err));
+		int ok;
+
+		CHECK(x != NULL);
+		if (x) {
+			int lv = prof_codec_has_levels(c) ? c->default_level : PROF_CODEC_NOLEVEL;
+
+			ok = round_trip(x, c, lv, big, why, sizeof(why)) == 0;
+			if (!ok)
+				printf("  %s: %s: %s\n", c->name, big->name, why);
+			CHECK(ok);
+			ok = round_trip(x, c, lv, rnd, why, sizeof(why)) == 0;
+			if (!ok)
+				printf("  %s: %s: %s\n", c->name, rnd->name, why);
+			CHECK(ok);
+			if (strcmp(c->name, "snappy") != 0 && strcmp(c->name, "lz4f") != 0) {
+				CHECK(prof_codec_comp_mem(x) >= 0);
+				CHECK(prof_codec_decomp_mem(x) >= 0);
+			}
+			if (strcmp(c->name, "zstd") == 0 || strcmp(c->name, "zlib") == 0)
+				CHECK(prof_codec_comp_mem(x) > 0);
+			prof_codec_ctx_free(x);
+		}
+	}
+}
+
+static void test_checks(const struct prof_codec *c)
+{
+	char name[128], err[256];
+
+	snprintf(name, sizeof(name), "%s: version and level checks", c->name);
+	TEST(name) {
+		struct prof_codec_ctx *x;
+
+		CHECK(prof_codec_version(c)[0] != '\0');
+		CHECK(strcmp(prof_codec_version(c), "unknown") != 0);
+		if (prof_codec_has_levels(c)) {
+			x = prof_codec_ctx_new(c, c->max_level + 1, NULL, 0, err, sizeof(err));
+			CHECK(x == NULL);
+			CHECK(strstr(err, "out of range") != NULL);
+		} else {
+			x = prof_codec_ctx_new(c, 3, NULL, 0, err, sizeof(err));
+			CHECK(x == NULL);
+			CHECK(strstr(err, "no levels") != NULL);
+		}
+		if (!(c->flags & PROF_CODEC_F_DICT)) {
+			x = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, "dict", 4, err, sizeof(err));
+			CHECK(x == NULL);
+		}
+	}
+}
+
+static void test_plausible(const struct sample *rnd)
+{
 	TEST("compressibility is plausible: repetitive shrinks, random does not") {
 		char err[256];
 		const struct prof_codec *z = prof_codec_find("zstd");
@@ -294,13 +300,16 @@ int main(void)
 
 		n = prof_codec_compress(x, buf, cap, rep.data, rep.len);
 		CHECK(n != FAILED && n * 100 < rep.len);
-		n = prof_codec_compress(x, buf, cap, rnd.data, rnd.len);
-		CHECK(n != FAILED && n >= rnd.len && n < rnd.len + rnd.len / 100);
+		n = prof_codec_compress(x, buf, cap, rnd->data, rnd->len);
+		CHECK(n != FAILED && n >= rnd->len && n < rnd->len + rnd->len / 100);
 		free(buf);
 		free(rep.data);
 		prof_codec_ctx_free(x);
 	}
+}
 
+static void test_dictionaries(const struct sample *big)
+{
 	TEST("zstd and zlib dictionaries round trip and help") {
 		const char *names[] = { "zstd", "zlib" };
 
@@ -309,9 +318,9 @@ int main(void)
 			char err[256], why[256];
 			struct prof_codec_ctx *plain = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, NULL, 0,
 									  err, sizeof(err));
-			struct prof_codec_ctx *x = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, big.data,
+			struct prof_codec_ctx *x = prof_codec_ctx_new(c, PROF_CODEC_NOLEVEL, big->data,
 								      20000, err, sizeof(err));
-			struct sample s = { "dict sample", big.data + 1000, 2000 };
+			struct sample s = { "dict sample", big->data + 1000, 2000 };
 			size_t cap = prof_codec_bound(c, 3, s.len);
 			char *buf = malloc(cap);
 			size_t with, without;
@@ -328,7 +337,10 @@ int main(void)
 			prof_codec_ctx_free(plain);
 		}
 	}
+}
 
+static void test_registry(void)
+{
 	TEST("lookup and the list of codecs") {
 		CHECK(prof_codec_find("zstd") != NULL);
 		CHECK(prof_codec_find("memcpy") != NULL);
@@ -348,7 +360,48 @@ int main(void)
 		CHECK((prof_codec_find("zstd")->flags & PROF_CODEC_F_ZERO_DEFAULT) != 0);
 		CHECK((prof_codec_find("zlib")->flags & PROF_CODEC_F_ZERO_DEFAULT) == 0);
 	}
+}
 
+static void test_counting_allocator(void)
+{
+	TEST("counting allocator: live and peak bytes, freed blocks reused by size") {
+		struct prof_codec_mem m;
+		char *a, *b, *c;
+
+		memset(&m, 0, sizeof(m));
+		a = prof_codec_mem_alloc(&m, 1000);
+		b = prof_codec_mem_alloc(&m, 24);
+		CHECK(a && b && ((uintptr_t)a & 15) == 0 && m.live == 1024 && m.peak == 1024);
+		memset(a, 1, 1000);
+		prof_codec_mem_free(&m, a);
+		CHECK(m.live == 24 && m.peak == 1024 && m.ncache == 1);
+		c = prof_codec_mem_alloc(&m, 1000);
+		CHECK(c == a && m.ncache == 0 && m.live == 1024);
+		prof_codec_mem_free(&m, c);
+		prof_codec_mem_free(&m, b);
+		prof_codec_mem_free(&m, NULL);
+		CHECK(m.live == 0 && m.ncache == 2);
+		prof_codec_mem_release(&m);
+		CHECK(m.ncache == 0);
+	}
+	TEST("a block over the codec's API limit is an error, not a crash") {
+		const struct prof_codec *c = prof_codec_find("lz4");
+		char err[256];
+		struct prof_codec_ctx *x = prof_codec_ctx_new(c, 1, NULL, 0, err, sizeof(err));
+		char src[1], dst[16];
+
+		CHECK(x != NULL);
+		if (x) {
+			/* the length alone is checked: src is never read */
+			CHECK(prof_codec_compress(x, dst, sizeof(dst), src, (size_t)INT32_MAX) == FAILED);
+			CHECK(strstr(prof_codec_ctx_error(x), "exceeds the lz4 API limit") != NULL);
+			prof_codec_ctx_free(x);
+		}
+	}
+}
+
+static void test_sha256(void)
+{
 	TEST("sha256 of the FIPS 180-2 test vectors") {
 		char hex[65];
 		struct prof_sha256 s;
@@ -367,7 +420,10 @@ int main(void)
 		prof_sha256_final(&s, d);
 		CHECK(d[0] == 0xcd && d[1] == 0xc7 && d[31] == 0xd0);
 	}
+}
 
+static void test_bench(void)
+{
 	TEST("bench: batches, iterations and statistics") {
 		struct prof_bench_opts o = { 0.02, 0.002, PROF_BENCH_MIN, 1 };
 		struct prof_bench_result r;
@@ -401,7 +457,32 @@ int main(void)
 		CHECK(prof_bench_run(&o, fail_third, &calls, &r) == -1);
 		CHECK(calls == 3 && r.iterations == 0 && r.wall_s == 0);
 	}
+}
 
+int main(void)
+{
+	struct sample edge[] = {
+		make("empty", 0, 0),
+		make("one byte", 1, 1),
+		make("random 1000", 1000, 0),
+		make("repetitive 3000", 3000, 1),
+		make("text 4097", 4097, 2),
+	};
+	const size_t nedge = sizeof(edge) / sizeof(edge[0]);
+	struct sample big = make("text 300000", 300000, 2);
+	struct sample rnd = make("random 65536", 65536, 0);
+
+	for (size_t i = 0; prof_codecs[i]; i++) {
+		test_round_trips(prof_codecs[i], edge, nedge);
+		test_larger(prof_codecs[i], &big, &rnd);
+		test_checks(prof_codecs[i]);
+	}
+	test_plausible(&rnd);
+	test_dictionaries(&big);
+	test_registry();
+	test_counting_allocator();
+	test_sha256();
+	test_bench();
 	free(big.data);
 	free(rnd.data);
 	for (size_t e = 0; e < nedge; e++)
