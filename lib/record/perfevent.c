@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sysfile.h"
 #include "record/perfevent.h"
 #include "base/units.h"
 #include "base/xalloc.h"
@@ -40,6 +41,7 @@ void prof_perf_init(struct prof_perf *p, size_t ring_pages)
 	while (n < ring_pages)
 		n *= 2;
 	p->ring_pages = n;
+	prof_hashmap_init(&p->ids, sizeof(int));
 }
 
 void prof_perf_release(struct prof_perf *p)
@@ -50,7 +52,7 @@ void prof_perf_release(struct prof_perf *p)
 		close(p->fds[i]);
 	free(p->rings);
 	free(p->fds);
-	free(p->ids);
+	prof_hashmap_release(&p->ids);
 	free(p->arena);
 	free(p->queue);
 	memset(p, 0, sizeof(*p));
@@ -61,6 +63,18 @@ int prof_perf_ncpus(void)
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
 	return n > 0 ? (int)n : 1;
+}
+
+int prof_perf_paranoid(void)
+{
+	return (int)prof_read_file_ll("/proc/sys/kernel/perf_event_paranoid", 2);
+}
+
+unsigned prof_perf_max_stack(void)
+{
+	long long v = prof_read_file_ll("/proc/sys/kernel/perf_event_max_stack", 127);
+
+	return v > 0 && v <= 1000000 ? (unsigned)v : 127;
 }
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -80,8 +94,9 @@ int prof_perf_open(struct prof_perf *p, struct perf_event_attr *attr, pid_t pid,
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
-	p->sample_type = attr->sample_type;
-	p->regs_mask = attr->sample_regs_user;
+	p->layout.sample_type = attr->sample_type;
+	p->layout.regs_mask = attr->sample_regs_user;
+	p->layout.sample_id_all = 1;
 	fd = sys_perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -131,11 +146,13 @@ int prof_perf_open(struct prof_perf *p, struct perf_event_attr *attr, pid_t pid,
 	}
 	PROF_GROW(p->fds, p->nfds + 1, p->capfds);
 	p->fds[p->nfds++] = fd;
-	PROF_GROW(p->ids, p->nids + 1, p->capids);
-	p->ids[p->nids].id = id;
-	p->ids[p->nids].event = event;
-	p->nids++;
+	prof_perf_add_id(p, id, event);
 	return 0;
+}
+
+void prof_perf_add_id(struct prof_perf *p, uint64_t id, int event)
+{
+	*(int *)prof_hashmap_put(&p->ids, id, NULL) = event;
 }
 
 static int for_all(struct prof_perf *p, unsigned long req)
@@ -181,168 +198,11 @@ int prof_perf_poll(struct prof_perf *p, int timeout_ms, int extra_fd)
 	return rc;
 }
 
-static int event_of(const struct prof_perf *p, uint64_t id)
+int prof_perf_event_of(const struct prof_perf *p, uint64_t id)
 {
-	for (size_t i = 0; i < p->nids; i++)
-		if (p->ids[i].id == id)
-			return p->ids[i].event;
-	return -1;
-}
+	const int *event = prof_hashmap_get(&p->ids, id);
 
-/* Bytes of the sample_id trailer. */
-static size_t sid_size(uint64_t st)
-{
-	size_t n = 0;
-
-	if (st & PERF_SAMPLE_TID)
-		n += 8;
-	if (st & PERF_SAMPLE_TIME)
-		n += 8;
-	if (st & PERF_SAMPLE_ID)
-		n += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		n += 8;
-	if (st & PERF_SAMPLE_CPU)
-		n += 8;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		n += 8;
-	return n;
-}
-
-int prof_perf_parse_sid(const struct prof_perf *p, const struct perf_event_header *hdr,
-			struct prof_perf_sid *sid)
-{
-	uint64_t st = p->sample_type;
-	size_t n = sid_size(st);
-	const unsigned char *q;
-
-	memset(sid, 0, sizeof(*sid));
-	sid->event = -1;
-	if (hdr->size < sizeof(*hdr) + n)
-		return -1;
-	q = (const unsigned char *)hdr + hdr->size - n;
-	if (st & PERF_SAMPLE_TID) {
-		memcpy(&sid->pid, q, 4);
-		memcpy(&sid->tid, q + 4, 4);
-		q += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		memcpy(&sid->time, q, 8);
-		q += 8;
-	}
-	if (st & PERF_SAMPLE_ID)
-		q += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		q += 8;
-	if (st & PERF_SAMPLE_CPU) {
-		memcpy(&sid->cpu, q, 4);
-		q += 8;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		uint64_t id;
-
-		memcpy(&id, q, 8);
-		sid->event = event_of(p, id);
-	}
-	return 0;
-}
-
-int prof_perf_parse_sample(const struct prof_perf *p, const struct perf_event_header *hdr,
-			   struct prof_perf_sample *s)
-{
-	uint64_t st = p->sample_type;
-	const unsigned char *q = (const unsigned char *)(hdr + 1);
-	const unsigned char *end = (const unsigned char *)hdr + hdr->size;
-
-#define NEED(n) do { if ((size_t)(end - q) < (size_t)(n)) return -1; } while (0)
-#define U64(v) do { NEED(8); memcpy(&(v), q, 8); q += 8; } while (0)
-	memset(s, 0, sizeof(*s));
-	s->misc = hdr->misc;
-	s->event = -1;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		U64(s->id);
-	if (st & PERF_SAMPLE_IP)
-		U64(s->ip);
-	if (st & PERF_SAMPLE_TID) {
-		NEED(8);
-		memcpy(&s->pid, q, 4);
-		memcpy(&s->tid, q + 4, 4);
-		q += 8;
-	}
-	if (st & PERF_SAMPLE_TIME)
-		U64(s->time);
-	if (st & PERF_SAMPLE_ADDR)
-		q += 8;
-	if (st & PERF_SAMPLE_ID)
-		U64(s->id);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		q += 8;
-	if (st & PERF_SAMPLE_CPU) {
-		NEED(8);
-		memcpy(&s->cpu, q, 4);
-		q += 8;
-	}
-	if (st & PERF_SAMPLE_PERIOD)
-		U64(s->period);
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		U64(s->nr);
-		if (s->nr > 65536)
-			return -1;
-		NEED(s->nr * 8);
-		s->ips = (const uint64_t *)q;
-		q += s->nr * 8;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		U64(s->regs_abi);
-		if (s->regs_abi) {
-			size_t nregs = (size_t)__builtin_popcountll(p->regs_mask);
-
-			NEED(nregs * 8);
-			s->regs = (const uint64_t *)q;
-			q += nregs * 8;
-		}
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		uint64_t size;
-
-		U64(size);
-		if (size) {
-			NEED(size + 8);
-			s->stack = q;
-			q += size;
-			memcpy(&s->stack_size, q, 8);
-			if (s->stack_size > size)
-				s->stack_size = size;
-		}
-	}
-#undef U64
-#undef NEED
-	s->event = event_of(p, s->id);
-	return s->event < 0 ? -1 : 0;
-}
-
-static uint64_t record_time(const struct prof_perf *p, const struct perf_event_header *hdr)
-{
-	if (hdr->type == PERF_RECORD_SAMPLE) {
-		uint64_t st = p->sample_type, t = 0;
-		size_t off = sizeof(*hdr);
-
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			off += 8;
-		if (st & PERF_SAMPLE_IP)
-			off += 8;
-		if (st & PERF_SAMPLE_TID)
-			off += 8;
-		if (hdr->size >= off + 8)
-			memcpy(&t, (const unsigned char *)hdr + off, 8);
-		return t;
-	} else {
-		struct prof_perf_sid sid;
-
-		if (prof_perf_parse_sid(p, hdr, &sid) != 0)
-			return 0;
-		return sid.time;
-	}
+	return event ? *event : -1;
 }
 
 static int qent_cmp(const void *a, const void *b)
@@ -385,7 +245,7 @@ static void read_ring(struct prof_perf *p, struct prof_perf_ring *r, uint64_t *s
 			memcpy(dst + first, r->data, h.size - first);
 		}
 		PROF_GROW(p->queue, p->qlen + 1, p->qcap);
-		p->queue[p->qlen].time = record_time(p, (struct perf_event_header *)dst);
+		p->queue[p->qlen].time = prof_decode_time(&p->layout, (struct perf_event_header *)dst);
 		p->queue[p->qlen].off = p->arena_len;
 		p->queue[p->qlen].seq = (*seq)++;
 		p->qlen++;

@@ -11,6 +11,7 @@
  * (PERF_EVENT_IOC_SET_OUTPUT) and are told apart by their id, and every
  * record carries the timestamp used to merge the rings. Records are
  * copied out of the ring before delivery, so the ring is freed at once.
+ * Decoding them is decode.h's job, with p->layout.
  *
  * Ordering: a drain reads everything present in every ring, then delivers
  * the records older than the drain's start time minus a margin (1 ms) in
@@ -23,44 +24,19 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-/* A parsed PERF_RECORD_SAMPLE; pointers point into the record. */
-struct prof_perf_sample {
-	uint64_t id;
-	int event;		/* index given to prof_perf_open() */
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu;
-	uint64_t period;
-	uint64_t nr;		/* call chain length (with PERF_CONTEXT_* markers) */
-	const uint64_t *ips;
-	uint64_t regs_abi;	/* 0: no user registers */
-	const uint64_t *regs;	/* one per bit of sample_regs_user, in bit order */
-	uint64_t stack_size;	/* bytes valid in stack (dyn_size) */
-	const unsigned char *stack;
-	uint16_t misc;
-};
-
-/* The sample_id trailer of a non-sample record. */
-struct prof_perf_sid {
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu;
-	int event;
-};
+#include "base/hashmap.h"
+#include "record/decode.h"
 
 struct prof_perf_ring;
 
 struct prof_perf {
-	uint64_t sample_type;
-	uint64_t regs_mask;
+	struct prof_record_layout layout;	/* of the events opened (decode.h) */
 	size_t ring_pages;		/* data pages per ring (power of two) */
 	struct prof_perf_ring *rings;	/* one per CPU that got an mmap'ed event */
 	size_t nrings;
 	int *fds;
 	size_t nfds, capfds;
-	struct { uint64_t id; int event; } *ids;
-	size_t nids, capids;
+	struct prof_hashmap ids;		/* sample id -> event index (int) */
 	/* the ordering queue */
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
@@ -110,15 +86,23 @@ typedef void (*prof_perf_record_fn)(void *arg, const struct perf_event_header *h
 size_t prof_perf_drain(struct prof_perf *p, int final, prof_perf_record_fn fn, void *arg);
 
 /*
- * Parse a PERF_RECORD_SAMPLE. Returns 0, or -1 if it is malformed
- * (truncated) or of an unknown id.
+ * The event index of a record's sample id (prof_sample.id,
+ * prof_sample_id.id), or -1 when no event has that id.
  */
-int prof_perf_parse_sample(const struct prof_perf *p, const struct perf_event_header *hdr,
-			   struct prof_perf_sample *s);
+int prof_perf_event_of(const struct prof_perf *p, uint64_t id);
 
-/* Parse the sample_id trailer of a non-sample record. Returns 0 or -1. */
-int prof_perf_parse_sid(const struct prof_perf *p, const struct perf_event_header *hdr,
-			struct prof_perf_sid *sid);
+/*
+ * Attribute sample id to event index event. prof_perf_open() does it for
+ * the events it opens; records made elsewhere (unit tests feeding
+ * synthetic records to the recorder) register their ids with it.
+ */
+void prof_perf_add_id(struct prof_perf *p, uint64_t id, int event);
+
+/* kernel.perf_event_paranoid (2, the kernel's default, when unreadable). */
+int prof_perf_paranoid(void);
+
+/* kernel.perf_event_max_stack: frames in a call chain (127 when unreadable). */
+unsigned prof_perf_max_stack(void);
 
 /* Number of online-capable CPUs (possible CPUs, for per-CPU events). */
 int prof_perf_ncpus(void);

@@ -1,0 +1,218 @@
+/*
+ * Samples to stacks: call chains symbolized and interned (callchain.h).
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/stack.h"
+#include "record/callchain.h"
+#include "record/threads.h"
+#include "symbolize/dwarf_unwind.h"
+
+#define NFRAMES (sizeof(((struct prof_callchain *)0)->frames) / sizeof(struct prof_frame))
+
+void prof_callchain_init(struct prof_callchain *cc, struct prof_symbolizer *sym,
+			 struct prof_unwinder *unw, struct prof_stacks *stacks,
+			 enum prof_call_graph mode, int lines, unsigned max_stack)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->sym = sym;
+	cc->unw = unw;
+	cc->stacks = stacks;
+	cc->mode = mode;
+	cc->lines = lines;
+	cc->max_stack = max_stack;
+}
+
+void prof_callchain_release(struct prof_callchain *cc)
+{
+	prof_buf_release(&cc->text);
+}
+
+/* Intern a frame name with the sanitising and suffixes of prof-formats.5. */
+static uint32_t frame_id(struct prof_callchain *cc, const struct prof_frame *f)
+{
+	struct prof_buf *b = &cc->text;
+
+	prof_buf_reset(b);
+	prof_buf_addstr(b, f->name);
+	if (f->file && cc->lines) {
+		const char *base = strrchr(f->file, '/');
+
+		prof_buf_addf(b, " %s:%u", base ? base + 1 : f->file, f->line);
+	}
+	for (size_t i = 0; i < b->len; i++) {
+		char c = b->data[i];
+
+		if (c == ';')
+			b->data[i] = ':';
+		else if (c == '\t' || c == '\n' || c == '\r')
+			b->data[i] = ' ';
+	}
+	if (f->flags & PROF_FRAME_KERNEL)
+		prof_buf_addstr(b, "_[k]");
+	else if (f->flags & PROF_FRAME_INLINED)
+		prof_buf_addstr(b, "_[i]");
+	return prof_stacks_frame(cc->stacks, b->data, b->len);
+}
+
+/* Append a marker frame such as "[truncated]" when there is room. */
+static void add_marker(struct prof_callchain *cc, const char *name)
+{
+	if (cc->n < PROF_CALLCHAIN_MAX_FRAMES)
+		cc->ids[cc->n++] = prof_stacks_frame(cc->stacks, name, strlen(name));
+}
+
+/*
+ * Symbolize one address and append its frames, innermost first, to
+ * cc->ids (leaf first so far). Returns how many cc->frames holds (the
+ * last one is the real function), 0 when the stack is full.
+ */
+static size_t add_addr(struct prof_callchain *cc, struct prof_addrspace *as, uint64_t addr,
+		       unsigned flags)
+{
+	size_t k;
+
+	if (cc->n >= PROF_CALLCHAIN_MAX_FRAMES)
+		return 0;
+	k = prof_symbolize(cc->sym, as, addr, flags, cc->frames, NFRAMES);
+	for (size_t i = 0; i < k && cc->n < PROF_CALLCHAIN_MAX_FRAMES; i++)
+		cc->ids[cc->n++] = frame_id(cc, &cc->frames[i]);
+	return k;
+}
+
+/*
+ * The outermost frame of a thread: nothing real calls it, so what a frame
+ * pointer walk finds beyond it is garbage (glibc's clone3 and start_thread
+ * keep data pointers in %rbp, sometimes a self-referencing list head that
+ * the kernel follows until its depth limit).
+ */
+static int is_entry_frame(const char *name)
+{
+	static const char *const entry[] = {
+		"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+		"start_thread", "clone", "__clone", "clone3", "__clone3", "thread_start",
+	};
+
+	for (size_t i = 0; i < sizeof(entry) / sizeof(entry[0]); i++)
+		if (strcmp(name, entry[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a return address from a frame pointer walk can be real: it lies
+ * in executable memory. Without known mappings (a process gone before
+ * they were read) there is nothing to judge by.
+ */
+static int is_code(struct prof_addrspace *as, uint64_t addr)
+{
+	const struct prof_map *m;
+	size_t nmaps;
+
+	if (!as)
+		return 1;
+	prof_addrspace_maps(as, &nmaps);
+	if (!nmaps)
+		return 1;
+	m = prof_addrspace_find(as, addr);
+	return m && (m->prot & PROT_EXEC);
+}
+
+enum context { CTX_UNKNOWN, CTX_KERNEL, CTX_USER, CTX_OTHER };
+
+/* The walk of the kernel's call chain (user part: frame pointers; see the top). */
+static void walk_chain(struct prof_callchain *cc, struct prof_addrspace *as,
+		       const struct prof_sample *s)
+{
+	enum context ctx = CTX_UNKNOWN;
+	int first = 1, user_end = 0, truncated = 0;	/* user_end 2: at an entry frame */
+	uint64_t frames = 0;
+	size_t nuser = 0, nf;
+
+	for (uint64_t i = 0; i < s->nr; i++) {
+		uint64_t a = s->ips[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = a == (uint64_t)PERF_CONTEXT_KERNEL ? CTX_KERNEL :
+			      a == (uint64_t)PERF_CONTEXT_USER ? CTX_USER : CTX_OTHER;
+			first = 1;
+			continue;
+		}
+		frames++;
+		if (ctx == CTX_OTHER)
+			continue;
+		if (ctx == CTX_KERNEL || (ctx == CTX_UNKNOWN && prof_is_kernel_addr(a))) {
+			add_addr(cc, NULL, a, PROF_SYM_KERNEL | (first ? 0 : PROF_SYM_RETURN));
+		} else if (cc->mode == PROF_CALL_GRAPH_FP && !user_end) {
+			/*
+			 * A return address outside code means the walk left
+			 * the stack: the rest is garbage, the stack is
+			 * truncated there.
+			 */
+			if (nuser && !is_code(as, a)) {
+				user_end = truncated = 1;
+				continue;
+			}
+			nf = add_addr(cc, as, a, first ? 0 : PROF_SYM_RETURN);
+			nuser++;
+			if (nf && is_entry_frame(cc->frames[nf - 1].name))
+				user_end = 2;
+		}
+		first = 0;
+	}
+	/* The kernel stopped at its depth limit before the entry frame. */
+	if (cc->mode == PROF_CALL_GRAPH_FP && frames >= cc->max_stack && user_end != 2)
+		truncated = 1;
+	if (truncated)
+		add_marker(cc, "[truncated]");
+	if (nuser) {
+		cc->fp_user_stacks++;
+		if (nuser <= 2 && user_end != 2)
+			cc->fp_shallow_stacks++;
+	}
+}
+
+/* The user part of a DWARF-mode sample: unwound from the copied stack. */
+static void unwind_user(struct prof_callchain *cc, struct prof_addrspace *as,
+			const struct prof_sample *s)
+{
+	if (s->regs && s->stack_size) {
+		uint64_t ips[256];
+		size_t k = prof_unwind(cc->unw, as, (int)s->tid, s->regs, s->stack,
+				       (size_t)s->stack_size, ips, 256);
+
+		for (size_t i = 0; i < k; i++)
+			add_addr(cc, as, ips[i], i ? PROF_SYM_RETURN : 0);
+	} else if (!prof_is_kernel_addr(s->ip) && s->ip) {
+		add_addr(cc, as, s->ip, 0);
+	}
+}
+
+uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *as,
+			      const struct prof_sample *s, const char *root)
+{
+	uint32_t tmp;
+
+	cc->n = 0;
+	if (cc->mode == PROF_CALL_GRAPH_NONE || !s->ips) {
+		add_addr(cc, as, s->ip, prof_is_kernel_addr(s->ip) ? PROF_SYM_KERNEL : 0);
+	} else {
+		walk_chain(cc, as, s);
+		if (cc->mode == PROF_CALL_GRAPH_DWARF)
+			unwind_user(cc, as, s);
+	}
+	if (root) {
+		/* The outermost frame; when full, the leaf gives way (ids are leaf first). */
+		if (cc->n == PROF_CALLCHAIN_MAX_FRAMES)
+			memmove(cc->ids, cc->ids + 1, --cc->n * sizeof(cc->ids[0]));
+		cc->ids[cc->n++] = prof_stacks_frame(cc->stacks, root, strlen(root));
+	}
+	/* Root first: reverse. */
+	for (size_t i = 0, j = cc->n ? cc->n - 1 : 0; i < j; i++, j--) {
+		tmp = cc->ids[i];
+		cc->ids[i] = cc->ids[j];
+		cc->ids[j] = tmp;
+	}
+	return prof_stacks_intern(cc->stacks, cc->ids, cc->n);
+}

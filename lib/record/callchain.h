@@ -1,0 +1,74 @@
+#ifndef PROF_RECORD_CALLCHAIN_H
+#define PROF_RECORD_CALLCHAIN_H
+/*
+ * From a sample to a stack of the stack table: the addresses of its call
+ * chain (frame pointers, walked by the kernel), of its DWARF unwinding
+ * (copied user registers and stack, unwound with dwarf_unwind.h), or its
+ * IP alone are symbolized (symbolize.h) and their frames interned, root
+ * first, with the frame names of prof-formats.5: ';' becomes ':', tabs
+ * and newlines blanks, "_[k]" marks kernel frames, "_[i]" inlined ones,
+ * " FILE:LINE" follows the name with lines on.
+ *
+ * Frame pointer walks are judged, because they end in garbage when a
+ * frame holds no frame pointer: a walk ends at a thread's entry frame
+ * (_start, start_thread, clone3 ...); a return address outside the
+ * process's executable mappings ends it, with a "[truncated]" frame at
+ * its root, and so does a chain cut at kernel.perf_event_max_stack.
+ * The callchain counts user stacks and those that stop after one or two
+ * frames short of an entry frame, a sign of code built without frame
+ * pointers.
+ */
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "record/decode.h"
+#include "symbolize/symbolize.h"
+
+struct prof_stacks;
+struct prof_unwinder;
+
+/* The most frames a stack gets (deeper call chains are cut at the root). */
+#define PROF_CALLCHAIN_MAX_FRAMES 1024
+
+enum prof_call_graph {
+	PROF_CALL_GRAPH_FP,	/* PERF_SAMPLE_CALLCHAIN: the kernel follows frame pointers */
+	PROF_CALL_GRAPH_DWARF,	/* PERF_SAMPLE_REGS_USER + STACK_USER, unwound here */
+	PROF_CALL_GRAPH_NONE,	/* the sampled IP only */
+};
+
+struct prof_callchain {
+	/* set by prof_callchain_init */
+	struct prof_symbolizer *sym;	/* not owned */
+	struct prof_unwinder *unw;	/* not owned; needed for PROF_CALL_GRAPH_DWARF */
+	struct prof_stacks *stacks;	/* not owned: where frames and stacks are interned */
+	enum prof_call_graph mode;
+	int lines;			/* add " FILE:LINE" to frame names */
+	unsigned max_stack;		/* kernel.perf_event_max_stack */
+	/* counts, for the caller's report */
+	unsigned long long fp_user_stacks;	/* fp call chains with user frames */
+	unsigned long long fp_shallow_stacks;	/* those 1 or 2 deep, reaching no entry frame */
+	/* private */
+	struct prof_buf text;
+	struct prof_frame frames[16];
+	uint32_t ids[PROF_CALLCHAIN_MAX_FRAMES];
+	size_t n;
+};
+
+/* Initialise; the pointers are borrowed for the callchain's lifetime. */
+void prof_callchain_init(struct prof_callchain *cc, struct prof_symbolizer *sym,
+			 struct prof_unwinder *unw, struct prof_stacks *stacks,
+			 enum prof_call_graph mode, int lines, unsigned max_stack);
+
+/* Free its buffers. */
+void prof_callchain_release(struct prof_callchain *cc);
+
+/*
+ * The stack id of sample s of a thread of address space as (NULL: the
+ * idle task, kernel frames only), interned in cc->stacks with zero
+ * weights if new. root, when not NULL, becomes the outermost frame (the
+ * command name of folded output).
+ */
+uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *as,
+			      const struct prof_sample *s, const char *root);
+
+#endif

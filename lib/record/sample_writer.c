@@ -1,0 +1,94 @@
+/*
+ * Samples to profrec-samples TSV or folded stacks (sample_writer.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "core/meta.h"
+#include "core/stack.h"
+#include "formats/folded.h"
+#include "formats/tsv.h"
+#include "io/output.h"
+#include "record/sample_writer.h"
+
+void prof_sample_writer_init(struct prof_sample_writer *w, struct prof_output *out,
+			     struct prof_stacks *stacks, int folded)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->stacks = stacks;
+	w->folded = folded;
+}
+
+void prof_sample_writer_release(struct prof_sample_writer *w)
+{
+	prof_buf_release(&w->line);
+	free(w->written);
+	w->written = NULL;
+	w->written_words = 0;
+}
+
+int prof_sample_writer_begin(struct prof_sample_writer *w, const struct prof_meta *meta)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+	int rc = 0;
+
+	if (!w->folded) {
+		prof_meta_format(meta, &b);
+		prof_buf_addstr(&b, prof_tsv_header(prof_tsv_schema_find("profrec-samples")));
+		rc = prof_output_write(w->out, b.data, b.len);
+		if (prof_output_flush(w->out) != 0)
+			rc = -1;
+	}
+	prof_buf_release(&b);
+	return rc;
+}
+
+/* Whether stack id's text was written already; marks it written. */
+static int written_before(struct prof_sample_writer *w, uint32_t id)
+{
+	uint32_t bit = 1u << (id % 32);
+
+	if (id / 32 >= w->written_words) {
+		size_t old = w->written_words;
+
+		w->written_words = (id / 32 + 1) * 2;
+		w->written = xreallocarray(w->written, w->written_words, sizeof(*w->written));
+		memset(w->written + old, 0, (w->written_words - old) * sizeof(*w->written));
+	}
+	if (w->written[id / 32] & bit)
+		return 1;
+	w->written[id / 32] |= bit;
+	return 0;
+}
+
+void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_sample_row *row)
+{
+	struct prof_buf *b = &w->line;
+
+	if (w->folded) {
+		if (prof_weight_add(prof_stacks_weights(w->stacks, row->stack), (prof_weight)row->weight))
+			prof_weight_saturated(NULL);
+		return;
+	}
+	prof_buf_reset(b);
+	prof_buf_addf(b, "%llu\t%d\t%d\t",
+		      (unsigned long long)(row->time > w->start_ns ? row->time - w->start_ns : 0),
+		      row->pid, row->tid);
+	for (const char *c = row->comm; *c; c++)
+		prof_buf_addch(b, *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c);
+	prof_buf_addf(b, "\t%d\t%s\t%llu\t%u\t", row->cpu, row->event,
+		      (unsigned long long)row->weight, row->stack);
+	if (!written_before(w, row->stack))
+		prof_stacks_format(w->stacks, row->stack, b);
+	prof_buf_addch(b, '\n');
+	prof_output_write(w->out, b->data, b->len);
+}
+
+int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_meta *meta)
+{
+	if (!w->folded)
+		return 0;
+	return prof_folded_write(w->stacks, meta, 1, w->out);
+}

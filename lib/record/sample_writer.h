@@ -1,0 +1,65 @@
+#ifndef PROF_RECORD_SAMPLE_WRITER_H
+#define PROF_RECORD_SAMPLE_WRITER_H
+/*
+ * Where a recording's samples go: streamed as profrec-samples TSV
+ * (prof-formats.5: one row per sample, a stack's text written on the
+ * first row that uses its stack id only), or added up in the stack table
+ * and written as folded stacks at the end.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+
+struct prof_meta;
+struct prof_output;
+struct prof_stacks;
+
+/* One sample (or off-CPU interval). */
+struct prof_sample_row {
+	uint64_t time;		/* CLOCK_MONOTONIC ns; written relative to the start */
+	int pid, tid;
+	const char *comm;
+	int cpu;
+	const char *event;	/* the event's name */
+	uint64_t weight;	/* TSV: the period (ns for clocks); folded: what to add */
+	uint32_t stack;		/* stack id in the writer's table */
+};
+
+struct prof_sample_writer {
+	struct prof_output *out;	/* not owned */
+	struct prof_stacks *stacks;	/* not owned */
+	int folded;
+	uint64_t start_ns;		/* time 0 of the TSV's time_ns column */
+	/* private */
+	struct prof_buf line;
+	uint32_t *written;		/* TSV: bitmap of the stack ids written so far */
+	size_t written_words;
+};
+
+/* Initialise; out and stacks are borrowed. */
+void prof_sample_writer_init(struct prof_sample_writer *w, struct prof_output *out,
+			     struct prof_stacks *stacks, int folded);
+
+/* Free its buffers (not out or stacks). */
+void prof_sample_writer_release(struct prof_sample_writer *w);
+
+/*
+ * Start the output: TSV gets meta's "# key=value" line and the column
+ * header, flushed so that even a recording without samples is a valid
+ * file; folded output has nothing to write yet. Returns 0 or -1 (write
+ * error, reported by the output).
+ */
+int prof_sample_writer_begin(struct prof_sample_writer *w, const struct prof_meta *meta);
+
+/* Write a TSV row, or add row->weight to the stack's first weight column. */
+void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_sample_row *row);
+
+/*
+ * End the output: folded output writes the table (meta's line first
+ * unless meta is NULL); TSV has written everything. Returns 0 or -1
+ * (write error, reported). The caller closes the output.
+ */
+int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_meta *meta);
+
+#endif
