@@ -89,6 +89,7 @@ LIBS_proffold     := $(LIBS_io) m
 LIBS_profflame    := $(LIBS_io) m
 LIBS_profcompress := $(LIBS_io) m
 LIBS_profcmp      := $(LIBS_io) m
+LIBS_profreport   := $(LIBS_io) m
 LIBS_profgpu      := $(LIBS_io) m dl
 LIBS_profrec      := dw elf $(LIBS_io) m dl
 LIBS_profheap     := dw elf $(LIBS_io) m dl
