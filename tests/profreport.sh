@@ -1,0 +1,152 @@
+#!/bin/sh
+# profreport: the HTML page of a run directory: sections, escaping of
+# hostile names, charts, errors, and the page in a real browser.
+. "$(dirname "$0")/lib.sh"
+R=$BIN/profreport
+D=$TMP/run
+mkdir -p "$D"
+
+# A run directory as proftools-profile writes it, with hostile names.
+printf '# command=./app%%20--fast mode=cpu status=0 freq=999\n' >"$D/run.meta"
+hostile='<script>document.title="pwned"</script>'
+printf 'app;main;%s 60\napp;main;say_"hi"_&_bye 30\napp;main;caf\303\251 10\n' "$hostile" >"$D/cpu.folded"
+"$BIN/profflame" --title 'CPU <b>' -o "$D/cpu.svg" "$D/cpu.folded"
+"$BIN/proffold" --top 10 -o "$D/cpu.top.tsv" "$D/cpu.folded"
+{
+	echo '# tool=profheap'
+	printf 'time_ns\tlive_bytes\tlive_blocks\talloc_bytes\talloc_count\trss_bytes\n'
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		printf '%d\t%d\t7\t%d\t%d\t1000\n' $((i * 100000000)) $((i * i * 1000)) $((i * 5000)) $((i * 3))
+	done
+} >"$D/memory.timeline.tsv"
+printf 'profheap: 42: leaked 12,345 bytes in 3 blocks\nprofheap:   <leak> & more\n' >"$D/memory.log"
+printf 'time_ns\tgpu\tutil_pct\n' >"$D/gpu.tsv"
+printf 'not shown\n' >"$D/cpu.samples.tsv.zst"
+
+run "$R" "$D"
+H=$D/index.html
+if [ "$STATUS" = 0 ] && [ -s "$H" ] && [ ! -s "$TMP/stdout" ]; then
+	pass "DIR/index.html written, nothing on stdout"
+else
+	fail "DIR/index.html written" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+if grep -q '<title>proftools report: ./app --fast</title>' "$H" &&
+	grep -q '<th>freq</th><td>999</td>' "$H"; then
+	pass "run.meta: title and metadata table (values decoded)"
+else
+	fail "run.meta in the page" "$(grep -o '<title>.*</title>' "$H")"
+fi
+if grep -q '<section id="cpu">' "$H" && grep -q '<section id="memory">' "$H" &&
+	grep -q '<section id="gpu">' "$H" && ! grep -q '<section id="offcpu">' "$H"; then
+	pass "a section per prefix present (cpu, memory, gpu), none for absent ones"
+else
+	fail "sections" "$(grep -o '<section id="[^"]*"' "$H" | tr '\n' ' ')"
+fi
+if grep -q '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "$H" &&
+	! grep -q '<script>document.title' "$H" && grep -q 'say_&quot;hi&quot;_&amp;_bye' "$H" &&
+	grep -q "$(printf 'caf\303\251')" "$H"; then
+	pass "hostile function names in the tables are escaped text, UTF-8 kept"
+else
+	fail "hostile names escaped" "$(grep -o '.\{20\}pwned.\{20\}' "$H" | head -3 | tr '\n' '|')"
+fi
+if grep -q '<pre>profheap: 42: leaked 12,345 bytes in 3 blocks' "$H" && grep -q '&lt;leak&gt; &amp; more' "$H"; then
+	pass "logs shown as escaped preformatted text"
+else
+	fail "logs as <pre>" "missing"
+fi
+n=$(grep -o '<svg class="chart"' "$H" | wc -l)
+if [ "$n" = 3 ] && grep -q 'data-chart="{&quot;w&quot;:1000' "$H" && ! grep -q '>live_blocks</text>' "$H" &&
+	! grep -q '>rss_bytes</text>' "$H" && grep -q '>alloc_count</text>' "$H"; then
+	pass "timeline: one chart per varying column (3), constant live_blocks and rss_bytes left out"
+else
+	fail "timeline charts" "$n charts"
+fi
+if grep -q 'No samples (header only)' "$H" && grep -q 'Beside this page: cpu.folded, cpu.samples.tsv.zst' "$H"; then
+	pass "a header-only timeline says so; other files are named beside the page"
+else
+	fail "header-only and kept files" "$(grep -o 'Beside this page[^<]*' "$H")"
+fi
+b64=$(sed -n 's/.*src="data:image\/svg+xml;base64,\([^"]*\)".*/\1/p' "$H" | head -n 1)
+if [ -n "$b64" ] && printf '%s' "$b64" | base64 -d 2>/dev/null | cmp -s - "$D/cpu.svg"; then
+	pass "the flame graph is embedded whole (data: URL decodes to the SVG byte for byte)"
+else
+	fail "flame graph embedded" "data: URL missing or not the SVG"
+fi
+if ! grep -Eq '(src|href)="(https?:)?//' "$H" && grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$H"; then
+	pass "nothing loaded from the network (no http URL, CSP default-src 'none')"
+else
+	fail "no network" "$(grep -Eo '(src|href)="(https?:)?//[^"]*' "$H" | head -3)"
+fi
+check_status "-o - writes the page to stdout" 0 sh -c "'$R' -o - '$D' | grep -q '^<!DOCTYPE html>'"
+
+# errors
+mkdir -p "$TMP/empty"
+check_error "an empty directory: nothing to report" 1 'nothing to report' "$R" "$TMP/empty"
+[ -f "$TMP/empty/index.html" ] && fail "no page left behind for nothing" || pass "no page left behind for nothing"
+check_error "a missing directory" 1 'nosuch' "$R" "$TMP/nosuch"
+check_error "no directory is a usage error" 2 'no directory' "$R"
+check_error "two directories are a usage error" 2 'one directory only' "$R" "$D" "$D"
+
+# ---- in a real browser (optional) ----
+CHROMIUM=
+for c in chromium chromium-browser google-chrome; do
+	have "$c" && { CHROMIUM=$c; break; }
+done
+if [ -z "$CHROMIUM" ]; then
+	skip "browser" "no chromium installed (package chromium)"
+elif [ -n "$SANITIZE" ]; then
+	skip "browser" "not repeated in the sanitizer pass"
+else
+	# The page with a harness appended: errors, hover on a chart, title.
+	cat >"$TMP/harness.js" <<'JS'
+var errors = [];
+window.addEventListener("error", function (e) { errors.push(e.message); });
+window.addEventListener("load", function () {
+  setTimeout(function () {
+    var out = [], chart = document.querySelector("svg.chart");
+    var r = chart.getBoundingClientRect();
+    chart.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width * 0.95, clientY: r.top + 50, bubbles: true }));
+    out.push("hover=" + chart.querySelector(".hover").textContent);
+    out.push("mark=" + (chart.querySelector(".mark").style.display !== "none"));
+    out.push("title=" + document.title);
+    out.push("frames=" + document.querySelectorAll("iframe").length);
+    var f = document.querySelector("iframe").getBoundingClientRect();
+    out.push("frame-size=" + (f.width > 500 && f.height > 100));
+    out.push("sections=" + Array.prototype.map.call(document.querySelectorAll("h2"), function (h) { return h.textContent; }).join(","));
+    out.push("errors=" + errors.length + (errors.length ? ":" + errors.join("|") : ""));
+    var pre = document.createElement("pre");
+    pre.id = "result";
+    pre.textContent = out.join("\n");
+    document.body.appendChild(pre);
+  }, 300);
+});
+JS
+	{ sed '/<\/body>/,$d' "$H"; printf '<script>\n'; cat "$TMP/harness.js"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/harness.html"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--virtual-time-budget=3000 --dump-dom "file://$TMP/harness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$TMP/result"
+	if [ ! -s "$TMP/result" ]; then
+		skip "browser" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		got() { grep "^$1=" "$TMP/result" | sed "s/^$1=//"; }
+		check "browser: no script error on the page" 0 "0" got errors
+		check "browser: the hostile name ran no script (title unchanged)" 0 "proftools report: ./app --fast" got title
+		check "browser: hovering a chart shows the value and time under the pointer" 0 "79.1 KiB at 0.9 s" sh -c "grep '^hover=' '$TMP/result' | sed 's/^hover=//' | head -n 1"
+		check "browser: the hover marker is drawn" 0 "true" got mark
+		check "browser: the flame graph frame is laid out (width > 500, height > 100)" 0 "true" got frame-size
+		check "browser: sections in order" 0 "Run,CPU,Memory,GPU" got sections
+	fi
+	# A screenshot, looked at: not blank (a white page compresses to a few KB).
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--virtual-time-budget=3000 --window-size=1280,1600 --screenshot="$TMP/page.png" "file://$H" >/dev/null 2>&1 || true
+	size=$(wc -c <"$TMP/page.png" 2>/dev/null || echo 0)
+	if [ "$size" -gt 40000 ]; then
+		pass "browser: the screenshot is not blank ($size bytes of PNG)"
+	elif [ "$size" = 0 ]; then
+		skip "browser: screenshot" "chromium wrote no screenshot"
+	else
+		fail "browser: screenshot not blank" "$size bytes"
+	fi
+fi
