@@ -1,22 +1,23 @@
 /*
- * profflame: folded stacks -> one self-contained interactive flame graph
- * (SVG, or an HTML page holding it). Layout and writing live in
- * lib/flame/flame.c; this file parses options and wires inputs to them.
+ * profflame: a profile (folded stacks, profrec TSV, perf script text) ->
+ * one self-contained interactive flame graph (SVG, or an HTML page
+ * holding it). Reading, rewriting, layout and writing live in lib/flame
+ * (flame.h); this file parses options and wires inputs to them.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "base/error.h"
 #include "base/buf.h"
-#include "flame/flame.h"
-#include "io/input.h"
-#include "core/meta.h"
+#include "base/error.h"
 #include "base/options.h"
-#include "io/output.h"
-#include "core/stack.h"
 #include "base/units.h"
 #include "base/xalloc.h"
+#include "core/meta.h"
+#include "core/stack.h"
+#include "core/transform.h"
+#include "flame/flame.h"
+#include "io/output.h"
 
 static const char synopsis[] =
 	"profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
@@ -30,8 +31,9 @@ static const char help_text[] =
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
 	"                 [file ...]\n"
 	"\n"
-	"Draw folded stacks (\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential)\n"
-	"as a self-contained interactive flame graph. Reads the files, or stdin.\n"
+	"Draw a profile as a self-contained interactive flame graph: folded stacks\n"
+	"(\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential), profrec TSV or\n"
+	"perf script output. Reads the files, or stdin.\n"
 	"\n"
 	"Output:\n"
 	"  -o, --output FILE      write FILE (replaced atomically; .gz/.zst/.lz4 compress),\n"
@@ -70,7 +72,7 @@ static const char help_text[] =
 	"      --flamechart       input order is time: no sorting, only adjacent merging\n"
 	"      --base FUNC        root the graph at FUNC (stacks without it dropped)\n"
 	"Differential (red grew, blue shrank; widths are AFTER):\n"
-	"      --diff             two files BEFORE AFTER, or one two-count input\n"
+	"      --diff             two profiles BEFORE AFTER, or one two-count input\n"
 	"  -n, --normalize        scale BEFORE to AFTER's total first\n"
 	"      --negate           swap the hues\n"
 	"  -h, --help             this help\n"
@@ -136,21 +138,6 @@ static double positive(const char *name, const char *arg)
 	return v;
 }
 
-/* Font names go into CSS: letters, digits, spaces and , - _ . ' only. */
-static int font_ok(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(" ,-_.'", c) || c >= 0x80))
-			return 0;
-	}
-	return 1;
-}
-
 static int ends_with_ci(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -159,43 +146,39 @@ static int ends_with_ci(const char *s, const char *suffix)
 }
 
 /*
- * Read one input into t. Returns 0; -1 if some lines were malformed (they
- * are reported and skipped, the rest is drawn); -2 if the input could not
- * be opened or read to its end (reported): then nothing is drawn.
+ * Read the operands (two with --diff: BEFORE AFTER) into t; *diff says
+ * whether t is differential. Returns as prof_flame_read_profiles().
  */
-static int read_input(const char *path, struct prof_stacks *t, struct prof_meta *meta,
-		      struct prof_flame_seq *seq, struct prof_folded_stats *st)
+static int read_inputs(int argc, char **argv, int diff_files, struct prof_stacks *t,
+		       struct prof_meta *meta, struct prof_flame_seq *seq,
+		       struct prof_flame_opts *o, int *diff)
 {
-	struct prof_lines *lr = prof_lines_open(path);
-	int r;
+	int r, ncounts = 2;
 
-	if (!lr)
-		return -2;
-	r = prof_flame_read(lr, t, meta, seq, st);
-	if (prof_lines_failed(lr))
-		r = -2;
-	prof_lines_close(lr);
+	if (diff_files && argc == 2) {
+		r = prof_flame_read_diff(argv[0], argv[1], t, meta);
+		o->diff_before = argv[0];
+		o->diff_after = argv[1];
+	} else {
+		r = prof_flame_read_profiles((const char *const *)argv, (size_t)argc, t, meta, seq,
+					     &ncounts);
+	}
+	*diff = ncounts == 2;
 	return r;
 }
 
 int main(int argc, char **argv)
 {
 	struct prof_flame_opts o;
-	struct prof_folded_stats st = { 0, 0, 0 };
 	struct prof_flame_seq seq = { 0 }, *seqp = NULL;
-	struct prof_flame_palmap palmap;
-	struct prof_flame_nameattr nameattr;
 	struct prof_flame_graph g = { 0 };
 	struct prof_transform xf = PROF_TRANSFORM_INIT;
 	const char **base = NULL;
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_stacks t;
-	struct prof_output *out;
-	int have_palmap = 0, have_nameattr = 0;
 	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
 	const char *bgcolors = NULL, *countname = NULL;
-	int diff_files = 0, normalize = 0, use_cp = 0, rval = 0, diff, c, i, r;
-	int unreadable = 0;
+	int diff_files = 0, normalize = 0, use_cp = 0, rval = 0, diff = 0, c, r;
 	char c1[8], c2[8];
 
 	prof_set_progname(argv[0]);
@@ -217,11 +200,8 @@ int main(int argc, char **argv)
 		case OPT_COLORS:
 			if (prof_flame_palette_parse(optarg, &o.palette)) {
 				struct prof_buf names = PROF_BUF_INIT;
-				const char *name;
-				size_t k;
 
-				for (k = 0; (name = prof_flame_palette_name(k)) != NULL; k++)
-					prof_buf_addf(&names, "%s%s", k ? ", " : "", name);
+				prof_flame_palette_list(&names, ", ");
 				prof_usage_error(synopsis, "--colors: unknown palette \"%s\" (one of %s)",
 						 optarg, names.data);
 			}
@@ -252,7 +232,7 @@ int main(int argc, char **argv)
 			o.fontsize = positive("fontsize", optarg);
 			break;
 		case OPT_FONTTYPE:
-			if (!font_ok(optarg))
+			if (!prof_flame_font_ok(optarg))
 				prof_usage_error(synopsis, "--fonttype: \"%s\" is not a font name", optarg);
 			o.fonttype = optarg;
 			break;
@@ -285,19 +265,11 @@ int main(int argc, char **argv)
 			o.maxdepth = (unsigned)v;
 			break;
 		}
-		case OPT_MINWIDTH: {
-			size_t n = strlen(optarg);
-			char *num = xstrdup(optarg);
-
-			o.minwidth_pct = n > 1 && optarg[n - 1] == '%';
-			if (o.minwidth_pct)
-				num[n - 1] = '\0';
-			if (prof_parse_double(num, &o.minwidth) || o.minwidth < 0)
+		case OPT_MINWIDTH:
+			if (prof_flame_minwidth_parse(&o, optarg))
 				prof_usage_error(synopsis, "--minwidth: expected pixels or a percentage "
 						 "like 0.5%%, got \"%s\"", optarg);
-			free(num);
 			break;
-		}
 		case OPT_NAMEATTR:
 			nameattr_file = optarg;
 			break;
@@ -312,7 +284,6 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PALFILE:
 			palfile = optarg;
-			use_cp = 1;
 			break;
 		case OPT_RANDOM:
 			o.random = 1;
@@ -348,10 +319,8 @@ int main(int argc, char **argv)
 			break;
 		case PROF_OPT_LIST_OPTIONS: {
 			struct prof_buf pal = PROF_BUF_INIT;
-			const char *pname;
 
-			for (size_t k = 0; (pname = prof_flame_palette_name(k)) != NULL; k++)
-				prof_buf_addf(&pal, "%s%s", k ? "," : "", pname);
+			prof_flame_palette_list(&pal, ",");
 			prof_list_option_values(longopts, (const struct prof_option_values[]){
 				{ "colors", pal.data }, { "format", "svg,html" },
 				{ "bgcolors", "yellow,blue,green,grey" }, { NULL, NULL } });
@@ -376,54 +345,17 @@ int main(int argc, char **argv)
 		return PROF_EXIT_USAGE;	/* not reached: checked above */
 	if (o.flamechart)
 		seqp = &seq;
+	if (use_cp && !palfile)
+		palfile = "palette.map";
 
-	/* read */
 	prof_stacks_init(&t, 2);
-	if (diff_files && argc == 2) {
-		struct prof_stacks side[2];
-		struct prof_folded_stats sst[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
-
-		for (i = 0; i < 2; i++) {
-			prof_stacks_init(&side[i], 2);
-			r = read_input(argv[i], &side[i], &meta, NULL, &sst[i]);
-			if (r)
-				rval = 1;
-			if (r == -2)
-				unreadable = 1;
-			if (sst[i].ncounts == 2) {
-				prof_warn("%s: already differential (two counts per line); "
-					  "--diff takes two ordinary folded files", argv[i]);
-				rval = 1;
-			}
-			prof_stacks_merge_column(&t, (size_t)i, &side[i], 0);
-			prof_stacks_release(&side[i]);
-			st.lines += sst[i].lines;
-		}
-		if (rval && (sst[0].ncounts == 2 || sst[1].ncounts == 2))
-			goto done;
-		st.ncounts = 2;
-		o.diff_before = argv[0];
-		o.diff_after = argv[1];
-	} else if (argc == 0) {
-		r = read_input(NULL, &t, &meta, seqp, &st);
-		if (r)
-			rval = 1;
-		if (r == -2)
-			unreadable = 1;
-	} else {
-		for (i = 0; i < argc; i++) {
-			r = read_input(argv[i], &t, &meta, seqp, &st);
-			if (r)
-				rval = 1;
-			if (r == -2)
-				unreadable = 1;
-		}
-	}
+	r = read_inputs(argc, argv, diff_files, &t, &meta, seqp, &o, &diff);
+	if (r)
+		rval = 1;
 	/* an input missing: whatever the others hold would be a wrong picture */
-	if (unreadable)
+	if (r == -2)
 		goto done;
-	diff = st.ncounts == 2;
-	if (st.lines == 0) {
+	if (prof_stacks_count(&t) == 0) {
 		prof_warn("no stacks in the input: nothing to draw");
 		rval = 1;
 		goto done;
@@ -438,11 +370,9 @@ int main(int argc, char **argv)
 		prof_flame_normalize(&t, seqp);
 	else if (normalize)
 		prof_info(1, "--normalize: the input is not differential; ignored");
-
 	xf.tag_wakers = o.palette == PROF_PAL_CHAIN;
 	if (prof_transform_active(&xf))
 		prof_flame_transform(&t, &xf, seqp);
-
 	if (countname)
 		o.countname = countname;
 	else if (prof_meta_get(&meta, "unit") && *prof_meta_get(&meta, "unit"))
@@ -450,7 +380,7 @@ int main(int argc, char **argv)
 
 	if (prof_flame_layout(&g, &t, seqp, diff, &o)) {
 		prof_warn(xf.nbase ? "no stack contains the --base function(s): nothing to draw"
-				 : "all counts are zero: nothing to draw");
+				   : "all counts are zero: nothing to draw");
 		rval = 1;
 		goto done;
 	}
@@ -459,45 +389,9 @@ int main(int argc, char **argv)
 	if (g.too_deep)
 		prof_info(1, "%lu frame%s deeper than %u not drawn (--max-depth)", g.too_deep,
 			  g.too_deep == 1 ? "" : "s", o.maxdepth);
-
-	if (use_cp) {
-		prof_flame_palmap_init(&palmap);
-		if (!palfile)
-			palfile = "palette.map";
-		have_palmap = 1;
-		if (prof_flame_palmap_load(&palmap, palfile))
-			rval = 1;
-		o.palmap = &palmap;
-	}
-	if (nameattr_file) {
-		have_nameattr = 1;
-		if (prof_flame_nameattr_load(&nameattr, nameattr_file))
-			rval = 1;
-		o.nameattr = &nameattr;
-	}
-
-	out = prof_output_open(output, PROF_OUT_ATOMIC,
-			       output ? prof_compression_from_suffix(output) : PROF_COMP_NONE);
-	if (!out) {
-		rval = 1;
-		goto done;
-	}
-	if (prof_flame_write(&g, &t, &o, out)) {
-		prof_output_abort(out);
-		rval = 1;
-		goto done;
-	}
-	if (prof_output_close(out)) {
-		rval = 1;
-		goto done;
-	}
-	if (use_cp && prof_flame_palmap_save(&palmap, palfile))
+	if (prof_flame_write_file(&g, &t, &o, output, palfile, nameattr_file))
 		rval = 1;
 done:
-	if (have_palmap)
-		prof_flame_palmap_release(&palmap);
-	if (have_nameattr)
-		prof_flame_nameattr_release(&nameattr);
 	prof_flame_graph_release(&g);
 	prof_flame_seq_release(&seq);
 	prof_stacks_release(&t);

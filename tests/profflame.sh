@@ -1,5 +1,5 @@
 #!/bin/sh
-# profflame: folded stacks -> interactive SVG flame graph.
+# profflame: any profile (folded stacks, profrec TSV, perf script) -> flame graph.
 . "$(dirname "$0")/lib.sh"
 F=$BIN/profflame
 
@@ -67,6 +67,39 @@ check "fixed width" 0 "1200 134 0 0 1200 134" \
 	count "$TMP/small.svg" "concat(/*/@width, ' ', /*/@height, ' ', /*/@viewBox)"
 check "fixed width: the script keeps it" 0 "1" sh -c "grep -c 'fluid: false,' '$TMP/small.svg'"
 
+# ---- any profile: profrec TSV and perf script text ------------------------
+# profrec's sample TSV, read directly: the same graph as through proffold
+printf '%s\n' '# source=profrec event=cpu-clock,offcpu-time unit=ns,ns' \
+	"$(printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack')" \
+	"$(printf '1000\t7\t7\tapp\t0\tcpu-clock\t1000000\t1\tmain;work;leaf')" \
+	"$(printf '2000\t7\t7\tapp\t0\tcpu-clock\t1000000\t2\tmain;idle')" \
+	"$(printf '3000\t7\t7\tapp\t0\toffcpu-time\t5000000\t3\tmain;sleep')" \
+	"$(printf '4000\t7\t7\tapp\t0\tcpu-clock\t2000000\t1\t')" >"$TMP/app.tsv"
+check_status "profrec TSV: exit 0" 0 "$F" --width 1200 "$TMP/app.tsv"
+cp "$TMP/stdout" "$TMP/tsv.svg"
+titles "$TMP/tsv.svg" >"$TMP/t"
+check "profrec TSV: the first event folded, in its unit" 0 "leaf (3,000,000 ns, 75.00%)" grep '^leaf ' "$TMP/t"
+check "profrec TSV: no offcpu-time frames" 0 "0" sh -c "grep -c '<title>sleep' '$TMP/tsv.svg' || true"
+check "profrec TSV: the same graph as proffold | profflame" 0 "" \
+	sh -c "'$BIN/proffold' '$TMP/app.tsv' | '$F' --width 1200 | cmp - '$TMP/tsv.svg'"
+check "profrec TSV: --flamechart keeps the sample order" 0 "leaf|idle|leaf" \
+	sh -c "'$F' --flamechart --minwidth 0 '$TMP/app.tsv' | grep -o '<title>[a-z]* ' | sed 's/<title>//; s/ //' | grep -x -e leaf -e idle | paste -sd '|'"
+# perf script text on stdin: the same graph as through proffold
+gzip -dc "$TESTS/data/perf-g.txt.gz" >"$TMP/perf-g.txt"
+"$F" --width 1200 <"$TMP/perf-g.txt" >"$TMP/perf.svg" 2>"$TMP/perf.err"
+check "perf script | profflame: the same graph as perf script | proffold | profflame" 0 "" \
+	sh -c "'$BIN/proffold' <'$TMP/perf-g.txt' | '$F' --width 1200 | cmp - '$TMP/perf.svg'; grep . '$TMP/perf.err' || true"
+check "perf script | profflame: counts in the event's unit" 0 "all (82,082,082 ns, 100%)" \
+	sh -c "grep -o '<title>all ([^<]*' '$TMP/perf.svg' | sed 's/<title>//'"
+check "perf script: a compressed file operand" 0 "" \
+	sh -c "'$F' --width 1200 '$TESTS/data/perf-g.txt.gz' | cmp - '$TMP/perf.svg'"
+# --diff takes any two profiles
+"$BIN/proffold" "$TMP/app.tsv" >"$TMP/app.folded" 2>/dev/null
+"$BIN/proffold" "$TMP/perf-g.txt" >"$TMP/perf-g.folded"
+"$F" --width 1200 --diff "$TMP/app.folded" "$TMP/perf-g.folded" | grep -v '^<g id="legend">' >"$TMP/d1.svg"
+check "--diff of profrec TSV and perf script equals --diff of their folded stacks" 0 "" \
+	sh -c "'$F' --width 1200 --diff '$TMP/app.tsv' '$TMP/perf-g.txt' 2>/dev/null | grep -v '^<g id=\"legend\">' | cmp - '$TMP/d1.svg'"
+
 # ---- identical to flamegraph.pl ------------------------------------------
 # extract FILE: "y x width fill title" per frame, positions to 0.1 px.
 extract() {
@@ -75,8 +108,8 @@ extract() {
 		if (f ~ /^rgb\(/) { split(substr(f, 5), c, /[,)]/); f = sprintf("#%02x%02x%02x", c[1], c[2], c[3]) }
 		$4 = f; print }' | sort -k1,1n -k2,2n
 }
-FG=${FLAMEGRAPH_DIR:-$TOP/../ref/FlameGraph}
-if [ -n "$CORPUS" ] && [ -f "$FG/flamegraph.pl" ] && command -v perl >/dev/null; then
+FG=${FLAMEGRAPH_DIR:-}
+if [ -n "$CORPUS" ] && [ -n "$FG" ] && [ -f "$FG/flamegraph.pl" ] && command -v perl >/dev/null; then
 	for opts in "" "--colors=java --hash" "--inverted --colors=mem" "--reverse --minwidth=0.5%"; do
 		for f in perf-fp perf-dwarf; do
 			name="same frames, positions and colours as flamegraph.pl: $f $opts"
@@ -126,7 +159,7 @@ if [ -n "$CORPUS" ] && [ -f "$FG/flamegraph.pl" ] && command -v perl >/dev/null;
 		sh -c "perl '$FG/difffolded.pl' '$CORPUS/perf-fp.folded' '$CORPUS/perf-dwarf.folded' 2>/dev/null |
 			'$F' --width 1200 --diff | grep -v '^<g id=\"legend\">' | cmp - '$TMP/diff-pl.svg'"
 else
-	skip "same frames as flamegraph.pl" "needs the corpus, $FG/flamegraph.pl and perl"
+	skip "same frames as flamegraph.pl" "needs CORPUS, FLAMEGRAPH_DIR (a FlameGraph checkout) and perl"
 fi
 
 if [ -n "$CORPUS" ] && [ -f "$CORPUS/perf-fp.folded" ]; then

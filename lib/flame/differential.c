@@ -2,9 +2,11 @@
  * Differential flame graphs (flame.h): two-count input, BEFORE in weight
  * column 0 and AFTER in column 1, drawn with AFTER's widths and the
  * colour of the change (palette.h's prof_flame_diff_color()); here what
- * only they need: --normalize and the legend.
+ * only they need: reading two profiles into one table, --normalize and
+ * the legend.
  */
 #include <string.h>
+#include "base/error.h"
 #include "base/escape.h"
 #include "flame/flame.h"
 #include "flame/internal.h"
@@ -17,6 +19,31 @@ static double column_sum(const struct prof_stacks *t, size_t col)
 	for (i = 0; i < n; i++)
 		s += prof_stacks_weights(t, (uint32_t)i)[col];
 	return s;
+}
+
+int prof_flame_read_diff(const char *before, const char *after, struct prof_stacks *t,
+			 struct prof_meta *meta)
+{
+	const char *paths[2] = { before, after };
+	int i, rval = 0;
+
+	for (i = 0; i < 2; i++) {
+		struct prof_stacks side;
+		int r, ncounts;
+
+		prof_stacks_init(&side, 2);
+		r = prof_flame_read_profiles(&paths[i], 1, &side, meta, NULL, &ncounts);
+		if (r < rval)
+			rval = r;
+		if (ncounts == 2) {
+			prof_warn("%s: already differential (two counts per line); "
+				  "--diff takes two ordinary folded files", paths[i]);
+			rval = -2;
+		}
+		prof_stacks_merge_column(t, (size_t)i, &side, 0);
+		prof_stacks_release(&side);
+	}
+	return rval;
 }
 
 int prof_flame_normalize(struct prof_stacks *t, struct prof_flame_seq *seq)

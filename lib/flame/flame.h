@@ -6,9 +6,10 @@
  * it), drawing what FlameGraph's flamegraph.pl draws. The folder:
  *
  *   flame.h      this overview and the pipeline below
- *   stacks.c     the stacks drawn: folded reading, a flame chart's input
+ *   stacks.c     the stacks drawn: reading them, a flame chart's input
  *                order (prof_flame_seq), rewrites through core/transform.h
- *   differential.c  two-count input: normalising, the legend
+ *   differential.c  two-count input: two profiles in one table,
+ *                normalising, the legend
  *   layout.c     stacks -> frames (x = cumulative weight, depth)
  *   svg.c        frames -> SVG/HTML markup; svg_format.c its numbers
  *                and strings; script.c the embedded script
@@ -18,10 +19,9 @@
  *   internal.h   what those files share, private to the folder
  *
  * The pipeline:
- *   read            any profile into a table with 2 weight columns
- *                   (formats/profile.h, or prof_flame_read() for folded
- *                   text), recording input order for a flame chart with
- *                   prof_flame_seq_on_stack()
+ *   prof_flame_read_profiles()  any profile (formats/profile.h) -> a table
+ *                   with 2 weight columns, and the input order for a
+ *                   flame chart; prof_flame_read_diff(): two profiles
  *   prof_flame_transform()  optional rewrites (reverse, base, chain)
  *   prof_flame_layout()     table -> frames
  *   prof_flame_write()      frames -> SVG/HTML through a prof_output
@@ -50,9 +50,7 @@
 #include "flame/nameattr.h"
 #include "flame/palette.h"
 #include "flame/palmap.h"
-#include "formats/folded.h"
 
-struct prof_lines;
 struct prof_output;
 
 /* ---- the stacks drawn (stacks.c) ------------------------------------- */
@@ -74,17 +72,19 @@ void prof_flame_seq_release(struct prof_flame_seq *s);
 void prof_flame_seq_on_stack(void *ctx, uint32_t id, const prof_weight *w, int nw);
 
 /*
- * Read folded lines from lr into t, which must have 2 weight columns: a
- * single count goes to column 0, the differential form "stack A B" to
- * columns 0 and 1. The rules are lib's folded reader's (folded.h): the
- * first stack line over all calls sharing stats decides the form, bad
- * lines are reported and skipped, leading "#" metadata goes into meta
- * (may be NULL). When seq is not NULL every line is also appended to it
- * in input order. Returns 0, or -1 if a line was malformed or the input
- * failed.
+ * Read paths[0..n) (n == 0: standard input), any format that
+ * formats/profile.h reads (folded stacks, profrec TSV, perf script text),
+ * into t, which must have 2 weight columns (a differential input's second
+ * count goes to column 1), and meta (the inputs' metadata: unit, event,
+ * ...). With seq (a flame chart) every folded line or sample is also
+ * appended to it in input order. *ncounts is set to 2 if the input is
+ * differential ("stack BEFORE AFTER" lines), else 1.
+ * Returns 0; -1 if lines were malformed (reported and skipped, the rest
+ * is in t); -2 if an input could not be opened or read (reported): a
+ * graph of the others would be a wrong picture, draw nothing.
  */
-int prof_flame_read(struct prof_lines *lr, struct prof_stacks *t, struct prof_meta *meta,
-		    struct prof_flame_seq *seq, struct prof_folded_stats *stats);
+int prof_flame_read_profiles(const char *const *paths, size_t n, struct prof_stacks *t,
+			     struct prof_meta *meta, struct prof_flame_seq *seq, int *ncounts);
 
 /*
  * Rewrite t in place through x (core/transform.h: --reverse is x->reverse,
@@ -96,6 +96,16 @@ size_t prof_flame_transform(struct prof_stacks *t, const struct prof_transform *
 			    struct prof_flame_seq *seq);
 
 /* ---- differential input (differential.c) ------------------------------- */
+
+/*
+ * Read two profiles, BEFORE and AFTER, as prof_flame_read_profiles()
+ * does, into t's weight columns 0 and 1 (t has 2 columns); meta receives
+ * both inputs' metadata. An input that is already differential is
+ * reported. Returns 0, -1 (malformed lines, the rest kept) or -2 (an
+ * input unreadable or differential: draw nothing).
+ */
+int prof_flame_read_diff(const char *before, const char *after, struct prof_stacks *t,
+			 struct prof_meta *meta);
 
 /*
  * Scale the BEFORE column (0) of t, and of seq if not NULL, so that its
@@ -114,7 +124,7 @@ struct prof_flame_opts {
 	double frameheight;	/* 16 */
 	double fontsize;	/* 12 */
 	double fontwidth;	/* 0.59, average glyph width / fontsize */
-	const char *fonttype;	/* "Verdana" (checked by the caller: no CSS syntax) */
+	const char *fonttype;	/* "Verdana" (prof_flame_font_ok() by the caller) */
 	double minwidth;	/* 0.1 */
 	int minwidth_pct;	/* minwidth is a percentage of the total */
 	const char *countname;	/* "samples" */
@@ -138,6 +148,12 @@ struct prof_flame_opts {
 };
 
 void prof_flame_opts_init(struct prof_flame_opts *o);
+
+/*
+ * Set o's minimum frame width from arg: pixels ("0.5") or a percentage of
+ * the total ("0.5%"). Returns 0, or -1 if arg is neither (o unchanged).
+ */
+int prof_flame_minwidth_parse(struct prof_flame_opts *o, const char *arg);
 
 /* One drawn frame. depth 0 is the root "all" (frame UINT32_MAX). */
 struct prof_flame_node {
@@ -184,5 +200,25 @@ void prof_flame_graph_release(struct prof_flame_graph *g);
  */
 int prof_flame_write(const struct prof_flame_graph *g, const struct prof_stacks *t,
 		     const struct prof_flame_opts *o, struct prof_output *out);
+
+/*
+ * prof_flame_write() to path (NULL: stdout; replaced atomically, .gz,
+ * .zst and .lz4 compressed), with the consistent palette palfile
+ * (palmap.h; NULL: none) and the attributes of nameattr_file (nameattr.h;
+ * NULL: none) read first and the palette written back after; o->palmap
+ * and o->nameattr are used meanwhile and left NULL. Returns 0, or -1 if
+ * anything failed (reported): a bad line in a file read first is
+ * reported and the graph still written; a failed write leaves an
+ * existing path as it was.
+ */
+int prof_flame_write_file(const struct prof_flame_graph *g, const struct prof_stacks *t,
+			  struct prof_flame_opts *o, const char *path, const char *palfile,
+			  const char *nameattr_file);
+
+/*
+ * Whether name can be the font family (it goes into CSS): letters,
+ * digits, spaces, non-ASCII and , - _ . ' only, not empty.
+ */
+int prof_flame_font_ok(const char *name);
 
 #endif

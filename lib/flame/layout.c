@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/units.h"
 #include "base/xalloc.h"
 #include "flame/flame.h"
 #include "flame/internal.h"
@@ -25,6 +26,25 @@ void prof_flame_opts_init(struct prof_flame_opts *o)
 	memcpy(o->bg2, "#eeeeb0", 8);
 	o->factor = 1;
 	o->maxdepth = 2000;
+}
+
+int prof_flame_minwidth_parse(struct prof_flame_opts *o, const char *arg)
+{
+	size_t n = strlen(arg);
+	int pct = n > 1 && arg[n - 1] == '%';
+	char *num = xstrdup(arg);
+	double v;
+	int r;
+
+	if (pct)
+		num[n - 1] = '\0';
+	r = prof_parse_double(num, &v) || v < 0 ? -1 : 0;
+	free(num);
+	if (r == 0) {
+		o->minwidth = v;
+		o->minwidth_pct = pct;
+	}
+	return r;
 }
 
 void prof_flame_graph_release(struct prof_flame_graph *g)

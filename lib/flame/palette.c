@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/buf.h"
 #include "base/escape.h"
 #include "base/xalloc.h"
 #include "flame/internal.h"
@@ -35,6 +36,14 @@ int prof_flame_palette_parse(const char *name, enum prof_flame_palette *p)
 const char *prof_flame_palette_name(size_t i)
 {
 	return i < sizeof(palette_names) / sizeof(palette_names[0]) ? palette_names[i] : NULL;
+}
+
+void prof_flame_palette_list(struct prof_buf *out, const char *sep)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(palette_names) / sizeof(palette_names[0]); i++)
+		prof_buf_addf(out, "%s%s", i ? sep : "", palette_names[i]);
 }
 
 const char *prof_flame_palette_bg(enum prof_flame_palette p)

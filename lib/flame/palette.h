@@ -31,6 +31,10 @@ int prof_flame_palette_parse(const char *name, enum prof_flame_palette *p);
 /* The name of palette i (0, 1, ...: every palette in turn), NULL past the last. */
 const char *prof_flame_palette_name(size_t i);
 
+/* Append every palette name to out, separated by sep ("hot, mem, ..."). */
+struct prof_buf;
+void prof_flame_palette_list(struct prof_buf *out, const char *sep);
+
 /* The default background gradient name for a palette ("yellow", ...). */
 const char *prof_flame_palette_bg(enum prof_flame_palette p);
 

@@ -1,14 +1,14 @@
 /*
- * The stacks a flame graph draws (flame.h): folded reading, a flame
- * chart's input order, and the rewrites, done by core/transform.h with
- * the input order following the stacks.
+ * The stacks a flame graph draws (flame.h): reading any profile through
+ * formats/profile.h, a flame chart's input order, and the rewrites, done
+ * by core/transform.h with the input order following the stacks.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "base/xalloc.h"
 #include "flame/flame.h"
-#include "formats/folded.h"
-#include "io/input.h"
+#include "formats/profile.h"
 
 void prof_flame_seq_release(struct prof_flame_seq *s)
 {
@@ -33,17 +33,38 @@ void prof_flame_seq_on_stack(void *ctx, uint32_t id, const prof_weight *w, int n
 	s->n++;
 }
 
-int prof_flame_read(struct prof_lines *lr, struct prof_stacks *t, struct prof_meta *meta,
-		    struct prof_flame_seq *seq, struct prof_folded_stats *stats)
+/*
+ * Operands that are directories: the readers open them but fail to read
+ * them, which formats/profile.h reports as it reports a malformed line.
+ */
+static int any_directory(const char *const *paths, size_t n)
 {
-	struct prof_folded_reader fr;
+	struct stat sb;
+	size_t i;
 
-	prof_folded_reader_init(&fr, t, meta, stats, prof_lines_name(lr));
+	for (i = 0; i < n; i++)
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			return 1;
+	return 0;
+}
+
+int prof_flame_read_profiles(const char *const *paths, size_t n, struct prof_stacks *t,
+			     struct prof_meta *meta, struct prof_flame_seq *seq, int *ncounts)
+{
+	struct prof_profile_opts opts;
+	struct prof_profile_summary sum;
+	int r;
+
+	prof_profile_opts_init(&opts);
 	if (seq) {
-		fr.on_stack = prof_flame_seq_on_stack;
-		fr.ctx = seq;
+		opts.on_stack = prof_flame_seq_on_stack;
+		opts.on_stack_ctx = seq;
 	}
-	return prof_folded_reader_run(&fr, lr);
+	r = prof_profile_read_all(paths, n, &opts, t, meta, &sum);
+	*ncounts = sum.ncounts;
+	if (sum.inputs < (n ? n : 1) || any_directory(paths, n))
+		return -2;
+	return r ? -1 : 0;
 }
 
 /* Follow the stacks to their new ids (map); drop lines whose stack went. */

@@ -385,3 +385,57 @@ int prof_flame_write(const struct prof_flame_graph *g, const struct prof_stacks 
 	free(w.colors);
 	return w.r;
 }
+
+int prof_flame_write_file(const struct prof_flame_graph *g, const struct prof_stacks *t,
+			  struct prof_flame_opts *o, const char *path, const char *palfile,
+			  const char *nameattr_file)
+{
+	struct prof_flame_palmap palmap;
+	struct prof_flame_nameattr nameattr;
+	struct prof_output *out;
+	int rval = 0;
+
+	prof_flame_palmap_init(&palmap);
+	if (palfile) {
+		if (prof_flame_palmap_load(&palmap, palfile))
+			rval = -1;
+		o->palmap = &palmap;
+	}
+	if (nameattr_file) {
+		if (prof_flame_nameattr_load(&nameattr, nameattr_file))
+			rval = -1;
+		o->nameattr = &nameattr;
+	}
+	out = prof_output_open(path, PROF_OUT_ATOMIC,
+			       path ? prof_compression_from_suffix(path) : PROF_COMP_NONE);
+	if (!out) {
+		rval = -1;
+	} else if (prof_flame_write(g, t, o, out)) {
+		prof_output_abort(out);
+		rval = -1;
+	} else if (prof_output_close(out)) {
+		rval = -1;
+	} else if (palfile && prof_flame_palmap_save(&palmap, palfile)) {
+		rval = -1;
+	}
+	if (nameattr_file)
+		prof_flame_nameattr_release(&nameattr);
+	prof_flame_palmap_release(&palmap);
+	o->palmap = NULL;
+	o->nameattr = NULL;
+	return rval;
+}
+
+int prof_flame_font_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr(" ,-_.'", c) || c >= 0x80))
+			return 0;
+	}
+	return 1;
+}

@@ -5,13 +5,16 @@
  * flame chart's order following them, normalising, palette files and the
  * SVG writer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "base/buf.h"
 #include "flame/flame.h"
 #include "formats/folded.h"
 #include "io/input.h"
 #include "io/output.h"
+#include "core/meta.h"
 #include "core/stack.h"
 #include "../unit.h"
 
@@ -26,18 +29,69 @@ static uint32_t color(const char *pal, int hash, const char *name)
 	return prof_flame_color(p, hash, name, strlen(name));
 }
 
-/* Read folded text into a fresh 2-column table; returns read()'s result. */
+/* Read folded text into a fresh 2-column table as the profile reader does. */
 static int load(struct prof_stacks *t, const char *text, struct prof_flame_seq *seq,
 		struct prof_folded_stats *st)
 {
 	struct prof_lines *lr = prof_lines_from_mem("test", text, strlen(text));
+	struct prof_folded_reader fr;
 	int r;
 
 	prof_stacks_init(t, 2);
 	memset(st, 0, sizeof(*st));
-	r = prof_flame_read(lr, t, NULL, seq, st);
+	prof_folded_reader_init(&fr, t, NULL, st, "test");
+	if (seq) {
+		fr.on_stack = prof_flame_seq_on_stack;
+		fr.ctx = seq;
+	}
+	r = prof_folded_reader_run(&fr, lr);
 	prof_lines_close(lr);
 	return r;
+}
+
+/* A temporary file holding text; returns its malloc'ed path. */
+static char *temp_file(const char *text)
+{
+	char *path = strdup("/tmp/test_flame.XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* The whole content of path (malloc'ed), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct prof_buf b = PROF_BUF_INIT;
+	char tmp[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		prof_buf_add(&b, tmp, n);
+	fclose(f);
+	return prof_buf_detach(&b, NULL);
+}
+
+/* The folded text of t's stacks, sorted, "stack w0 w1" per line (malloc'ed). */
+static char *dump(const struct prof_stacks *t)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+	size_t n, i;
+	uint32_t *ids = prof_stacks_sorted(t, &n);
+
+	for (i = 0; i < n; i++) {
+		const prof_weight *w = prof_stacks_weights(t, ids[i]);
+
+		prof_stacks_format(t, ids[i], &b);
+		prof_buf_addf(&b, " %.0Lf %.0Lf\n", w[0], w[1]);
+	}
+	free(ids);
+	return prof_buf_detach(&b, NULL);
 }
 
 /* Find the drawn frame named name at depth; NULL if none. */
@@ -305,6 +359,142 @@ int main(void)
 		CHECK(prof_flame_palmap_get(&m, "f", 1, &c) == 0 && c == RGB(1, 2, 3));
 		CHECK(prof_flame_palmap_get(&m, "g", 1, &c) == 0 && c == 1);
 		prof_flame_palmap_release(&m);
+	}
+	TEST("reading any profile: folded, profrec TSV, perf script; chart order") {
+		char *folded = temp_file("# unit=bytes\na;b 3\nc 4\n");
+		char *tsv = temp_file("# source=profrec event=cpu-clock unit=ns\n"
+				      "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n"
+				      "1\t5\t6\tw\t0\tcpu-clock\t10\t1\ta;b\n"
+				      "2\t5\t6\tw\t0\tcpu-clock\t20\t2\ta\n"
+				      "3\t5\t6\tw\t0\tcpu-clock\t10\t1\t\n");
+		char *perf = temp_file("app 123 [000] 1.000000: 1 cycles:\n"
+				       "\t4005d0 leaf (/bin/app)\n\t400600 main (/bin/app)\n\n"
+				       "app 123 [000] 1.100000: 1 cycles:\n"
+				       "\t400600 main (/bin/app)\n\n");
+		const char *paths[1];
+		struct prof_stacks t;
+		struct prof_meta meta = PROF_META_INIT;
+		struct prof_flame_seq seq = { 0 };
+		int ncounts = 0;
+		char *got;
+
+		paths[0] = folded;
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_profiles(paths, 1, &t, &meta, NULL, &ncounts) == 0);
+		CHECK(ncounts == 1 && strcmp(prof_meta_get(&meta, "unit"), "bytes") == 0);
+		got = dump(&t);
+		CHECK_STR(got, "a;b 3 0\nc 4 0\n");
+		free(got);
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+
+		paths[0] = tsv;
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_profiles(paths, 1, &t, &meta, &seq, &ncounts) == 0);
+		got = dump(&t);
+		CHECK_STR(got, "w;a 20 0\nw;a;b 20 0\n");
+		CHECK_STR(prof_meta_get(&meta, "unit"), "ns");
+		/* a flame chart keeps the samples' order: b, a, b again */
+		CHECK(seq.n == 3 && seq.ids[0] == seq.ids[2] && seq.ids[0] != seq.ids[1]);
+		CHECK(seq.w[0] == 10 && seq.w[2] == 20);
+		free(got);
+		prof_flame_seq_release(&seq);
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+
+		paths[0] = perf;
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_profiles(paths, 1, &t, &meta, NULL, &ncounts) == 0);
+		got = dump(&t);
+		CHECK_STR(got, "app;main 1 0\napp;main;leaf 1 0\n");
+		free(got);
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+		unlink(folded);
+		unlink(tsv);
+		unlink(perf);
+		free(folded);
+		free(tsv);
+		free(perf);
+	}
+	TEST("reading: a missing or unreadable input draws nothing, -2") {
+		char *ok = temp_file("a 1\n");
+		const char *paths[2] = { ok, "/nonexistent/test_flame" };
+		struct prof_stacks t;
+		struct prof_meta meta = PROF_META_INIT;
+		int ncounts;
+
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_profiles(paths, 2, &t, &meta, NULL, &ncounts) == -2);
+		paths[1] = "/tmp";
+		CHECK(prof_flame_read_profiles(paths, 2, &t, &meta, NULL, &ncounts) == -2);
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+		unlink(ok);
+		free(ok);
+	}
+	TEST("reading --diff: BEFORE and AFTER into columns 0 and 1") {
+		char *before = temp_file("a;b 10\na;c 20\n");
+		char *after = temp_file("a;b 20\nd 5\n");
+		char *two = temp_file("a 1 2\n");
+		struct prof_stacks t;
+		struct prof_meta meta = PROF_META_INIT;
+		char *got;
+
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_diff(before, after, &t, &meta) == 0);
+		got = dump(&t);
+		CHECK_STR(got, "a;b 10 20\na;c 20 0\nd 0 5\n");
+		free(got);
+		prof_stacks_release(&t);
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_diff(two, after, &t, &meta) == -2);	/* reported */
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+		unlink(before);
+		unlink(after);
+		unlink(two);
+		free(before);
+		free(after);
+		free(two);
+	}
+	TEST("writing: tooltips, geometry, consistent palette and name attributes") {
+		char *pal = temp_file("b->rgb(1,2,3)\n");
+		char *attrs = temp_file("a\thref=https://x/?a&b\tclass=k\n");
+		char svg[] = "/tmp/test_flame_svg.XXXXXX";
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_graph g;
+		struct prof_flame_opts p = o;
+		char *out, *map;
+		int fd = mkstemp(svg);
+
+		close(fd);
+		load(&t, "a;b 1\na 2\n", NULL, &st);
+		CHECK(prof_flame_layout(&g, &t, NULL, 0, &p) == 0);
+		CHECK(prof_flame_write_file(&g, &t, &p, svg, pal, attrs) == 0);
+		CHECK(p.palmap == NULL && p.nameattr == NULL);
+		out = slurp(svg);
+		CHECK(out && strncmp(out, "<?xml ", 6) == 0);
+		CHECK(out && strstr(out, "<g><title>all (3 samples, 100%)</title><rect x=\"10\" y=\"69\" "
+				    "width=\"1180\" height=\"15\" fill=\"#d52709\" class=\"dk\"/>"));
+		CHECK(out && strstr(out, "<g><title>b (1 samples, 33.33%)</title><rect x=\"796.67\" "
+				    "y=\"37\" width=\"393.33\" height=\"15\" fill=\"#010203\" class=\"dk\"/>"));
+		CHECK(out && strstr(out, "<a xlink:href=\"https://x/?a&amp;b\" target=\"_top\" "
+				    "class=\"k\"><title>a (3 samples, 100.00%)</title>"));
+		CHECK(out && strlen(out) > 17 && strcmp(out + strlen(out) - 17, "</script>\n</svg>\n") == 0);
+		map = slurp(pal);
+		/* sorted by name; the root's name is empty */
+		CHECK(map && strcmp(map, "->rgb(213,39,9)\na->rgb(236,146,35)\nb->rgb(1,2,3)\n") == 0);
+		free(map);
+		free(out);
+		prof_flame_graph_release(&g);
+		prof_stacks_release(&t);
+		unlink(svg);
+		unlink(pal);
+		unlink(attrs);
+		free(pal);
+		free(attrs);
 	}
 	TEST("palette names: every one listed parses back to itself") {
 		enum prof_flame_palette p;
