@@ -141,12 +141,17 @@ TEST_LIBS := $(call lib_ldlibs,$(LIBS_ALL))
 
 all: $(PROGS) $(EXTRA_TARGETS)
 
-# Rebuild everything when the flags or a tool's libraries change.
+# Rebuild everything when the flags change; relink the tools when the
+# libraries of one change.
+LINK_STAMP := $(BUILD)/.link-flags
 LINK_KEY := $(foreach t,$(TOOLS),$(t):$(LIBS_$(t)))
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS) $(LINK_KEY)' | cmp -s - $@ || \
-		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS) $(LINK_KEY)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' > $@
+$(LINK_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(LINK_KEY)' | cmp -s - $@ || echo '$(LINK_KEY)' > $@
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -156,7 +161,7 @@ $(LIBCOMMON): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BINDIR)/%: $(BUILD)/cmd/%.o $(LIBCOMMON) $(FLAGS_STAMP)
+$(BINDIR)/%: $(BUILD)/cmd/%.o $(LIBCOMMON) $(LINK_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(call tool_libs,$*) $(EXTRA_LIBS) -o $@
 
