@@ -3,11 +3,18 @@
 # the program's own option table and never go stale. A line such as
 # "--colors=hot,mem" or "-r=alloc,peak" also gives the words the option's
 # argument can be; they are offered after "--colors ", "--colors=" and "-r ".
+# proftools-profile's first word is a mode (cpu, offcpu, memory, gpu, all,
+# compare).
 _proftools()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prog=${COMP_WORDS[0]} prev= opt= list line vals=
 	local -a opts=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	# The wrapper's first word is its mode.
+	if [[ ${prog##*/} == proftools-profile ]] && ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
+		COMPREPLY=($(compgen -W "cpu offcpu memory gpu all compare" -- "$cur"))
+		return
+	fi
 	list=$("$prog" --list-options 2>/dev/null)
 	# The option whose argument is being typed: "--opt VAL", "-o VAL",
 	# "--opt=VAL" (COMP_WORDBREAKS splits it into "--opt" "=" "VAL").
@@ -46,4 +53,5 @@ _proftools()
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
 }
-complete -o default -F _proftools proffold profflame profrec profheap profgpu profcmp profcompress
+complete -o default -F _proftools proffold profflame profrec profheap profgpu profcmp profcompress \
+	profreport proftools-profile

@@ -1,0 +1,109 @@
+#!/bin/sh
+# proftools-profile (scripts/profile.sh): each mode on a program that
+# prints, runs threads and leaks; compare and its gate; exit statuses;
+# the conventions every tool follows (help, usage, options documented).
+. "$(dirname "$0")/lib.sh"
+W=$BIN/proftools-profile
+[ -x "$W" ] || W=$TOP/scripts/profile.sh
+export PROFTOOLS_BIN="$BIN"
+CC=${CC:-cc}
+if ! $CC -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/app" "$TESTS/demo/app.c" 2>"$TMP/cc.err"; then
+	fail "build tests/demo/app.c" "$(head -c 300 "$TMP/cc.err")"
+	exit 0
+fi
+if [ -n "$SANITIZE" ]; then export APP_SECONDS=0.15; else export APP_SECONDS=0.3; fi
+cd "$TMP" || exit 1
+
+# ---- conventions
+run "$W" --help
+if [ "$STATUS" = 0 ] && grep -q '^usage: proftools-profile cpu|offcpu|memory|gpu|all' "$TMP/stdout"; then
+	pass "--help: usage on stdout, exit 0"
+else
+	fail "--help" "exit $STATUS"
+fi
+check_error "no mode is a usage error" 2 '^usage: proftools-profile' "$W"
+check_error "an unknown mode is a usage error" 2 "unknown mode 'fast'" "$W" fast -- true
+check_error "an unknown option is a usage error" 2 "unknown option '--nope'" "$W" cpu --nope -- true
+check_error "no command is a usage error" 2 'no command' "$W" cpu -o x
+check_error "a bad frequency is a usage error" 2 "bad frequency 'lots'" "$W" cpu -F lots -- true
+check_error "--fail-above is for compare" 2 'is for compare' "$W" cpu --fail-above 5 -- true
+missing=
+for o in $("$W" --list-options | sed 's/=$//'); do
+	grep -Eq "Fl (\\\\-|-)${o#--}([^a-z0-9-]|\$)" "$TOP/man/proftools-profile.1" || missing="$missing man:$o"
+	"$W" --help | grep -Eq -- "$o([^a-z0-9-]|\$)" || missing="$missing help:$o"
+done
+if [ -z "$missing" ]; then pass "every option in the man page and --help"; else fail "options documented" "$missing"; fi
+comps=$(bash -c '. "$1"; COMP_WORDS=(proftools-profile ""); COMP_CWORD=1; _proftools; printf "%s\n" "${COMPREPLY[@]}"' \
+	sh "$TOP/completions/proftools.bash" 2>/dev/null | sort | tr '\n' ' ')
+check "bash completion offers the modes first" 0 "all compare cpu gpu memory offcpu " printf '%s\n' "$comps"
+
+# ---- gpu mode: no GPU here is fine, the command still runs, its status passes
+run "$W" gpu -q -o g -- sh -c 'echo out; exit 3'
+if [ "$STATUS" = 3 ] && grep -qx out "$TMP/stdout" && [ -f g/gpu.tsv ] && [ -s g/index.html ] &&
+	grep -q '# mode=gpu' g/run.meta && grep -q '# status=3' g/run.meta; then
+	pass "gpu: the command ran (its output kept), exit status 3 passed on, report written"
+else
+	fail "gpu mode" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+
+# ---- memory mode: the demo leaks
+run "$W" memory -q -o m -- ./app
+if [ "$STATUS" = 0 ] && grep -q leak_phase m/memory-leak.folded && [ -s m/memory-leak.svg ] &&
+	grep -q 'leaked' m/memory.log && [ -s m/memory.timeline.tsv ] &&
+	grep -q '<section id="memory">' m/index.html; then
+	pass "memory: leak graph names the leaking function, summary and timeline in the report"
+else
+	fail "memory mode" "exit $STATUS: $(ls m 2>&1 | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
+fi
+if grep -q '^app: threads done' "$TMP/stdout"; then
+	pass "memory: the program's own output still reaches the user"
+else
+	fail "memory: program output" "nothing on stdout"
+fi
+
+# ---- cpu and offcpu (need perf events)
+if ! "$BIN/profrec" -q -o "$TMP/probe.tsv" -- true >/dev/null 2>&1; then
+	skip "cpu, offcpu, compare" "profrec cannot record here (perf_event_paranoid or no perf events)"
+	exit 0
+fi
+run "$W" cpu -o c1 -- ./app
+if [ "$STATUS" = 0 ] && [ -s c1/cpu.svg ] && grep -q ';main;' c1/cpu.folded &&
+	"$TSVCHECK" proffold-top c1/cpu.top.tsv >/dev/null 2>&1 && grep -q 'hottest path' "$TMP/stderr" &&
+	grep -q '# freq=999' c1/run.meta && grep -q '<section id="cpu">' c1/index.html; then
+	pass "cpu: folded, flame graph, valid hotspot table, summary on stderr, report"
+else
+	fail "cpu mode" "exit $STATUS: $(ls c1 2>&1 | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
+fi
+run "$W" cpu -q -F 499 --open -o c2 -- ./app
+if [ "$STATUS" = 0 ] && grep -qx "file://$TMP/c2/index.html" "$TMP/stdout" && grep -q '# freq=499' c2/run.meta &&
+	! grep -q 'hottest path' "$TMP/stderr"; then
+	pass "cpu: -F, --open prints the report's address, -q keeps stderr quiet"
+else
+	fail "cpu -F --open -q" "exit $STATUS: $(tail -n 2 "$TMP/stdout")"
+fi
+run "$W" offcpu -q -o o -- ./app
+if [ "$STATUS" = 0 ] && [ -s o/offcpu.svg ] && awk -F'\t' 'NR > 1 && $3 > 0 { n++ } END { exit n != 2 }' o/offcpu.shares.tsv; then
+	pass "offcpu: blocked-time graph, on- and off-CPU shares side by side"
+else
+	fail "offcpu mode" "exit $STATUS: $(cat o/offcpu.shares.tsv 2>&1 | tr '\n\t' '| ')"
+fi
+
+# ---- compare: identical runs pass the gate; a regression fails it
+run "$W" compare -q -o cmp --fail-above 50 c1 c1
+if [ "$STATUS" = 0 ] && [ -s cmp/compare-cpu-diff.svg ] && "$TSVCHECK" profcmp-functions cmp/compare-cpu.tsv >/dev/null 2>&1 &&
+	grep -q '<section id="compare">' cmp/index.html; then
+	pass "compare: a run against itself passes, table and differential graph in the report"
+else
+	fail "compare" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+mkdir -p slow
+cp c1/cpu.folded slow/
+printf 'app;main;a_new_hot_spot 99999999999\n' >>slow/cpu.folded
+run "$W" compare -q -o cmp2 --fail-above 5 c1 slow
+if [ "$STATUS" = 1 ] && grep -q 'a_new_hot_spot is new' cmp2/compare.log && [ -s cmp2/index.html ]; then
+	pass "compare --fail-above: a regression exits 1, named in compare.log, report still written"
+else
+	fail "compare gate" "exit $STATUS: $(cat cmp2/compare.log 2>&1 | head -c 300)"
+fi
+check_error "compare needs two directories" 2 'compare needs two directories' "$W" compare c1
+check_error "compare of directories without a common profile" 1 'no profile in common' "$W" compare -o x c1 m
