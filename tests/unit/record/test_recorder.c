@@ -1,0 +1,350 @@
+/*
+ * lib/record/recorder.c, threads.c, callchain.c, offcpu.c: records built
+ * in memory fed to the recorder's record handler, no perf_event_open.
+ * The "process" is this test's own executable, mapped by a synthetic
+ * MMAP2 record, so its functions symbolize to their names.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "../unit.h"
+#include "records.h"
+#include "core/meta.h"
+#include "io/output.h"
+#include "record/recorder.h"
+
+/* A pid and tids no live process has (above the largest pid_max). */
+#define PID 4194400
+#define TID 4194401
+#define PID2 4194500
+#define TID2 4194501
+#define CPU_ID 1000	/* sample id of the cpu-clock event */
+#define OFF_ID 2000	/* sample id of the offcpu-time event */
+
+static volatile unsigned sink;
+
+static __attribute__((noinline, used)) void unit_leaf(void)
+{
+	sink++;
+}
+
+static __attribute__((noinline, used)) void unit_mid(void)
+{
+	unit_leaf();
+	sink++;
+}
+
+static __attribute__((noinline, used)) void unit_root(void)
+{
+	unit_mid();
+	sink++;
+}
+
+static uint64_t addr_of(void (*fn)(void))
+{
+	return (uint64_t)(uintptr_t)fn;
+}
+
+/* The executable mapping of this test holding unit_leaf, from /proc/self/maps. */
+static int self_text(uint64_t *start, uint64_t *end, uint64_t *pgoff, char *path, size_t n)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[PATH_MAX + 128], file[PATH_MAX], perms[8];
+	unsigned long long s, e, off;
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &s, &e, perms, &off, file) < 4)
+			continue;
+		if (perms[2] == 'x' && addr_of(unit_leaf) >= s && addr_of(unit_leaf) < e) {
+			*start = s;
+			*end = e;
+			*pgoff = off;
+			snprintf(path, n, "%s", file);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static void feed(struct prof_recorder *r, struct rec_buf *b)
+{
+	const struct perf_event_header *h = rec_end(b);
+
+	prof_recorder_record(r, h, prof_decode_time(&r->perf.layout, h));
+}
+
+static void mmap_self(struct prof_recorder *r, uint32_t pid)
+{
+	struct rec_buf b;
+	struct prof_rec_mmap2 m;
+	uint64_t start, end, pgoff;
+	char path[PATH_MAX];
+
+	if (self_text(&start, &end, &pgoff, path, sizeof(path)) != 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = pid;
+	m.addr = start;
+	m.len = end - start;
+	m.pgoff = pgoff;
+	m.prot = PROT_READ | PROT_EXEC;
+	rec_begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	rec_put(&b, &m, sizeof(m));
+	rec_str(&b, path);
+	rec_sample_id(&b, pid, pid, 1, 0, CPU_ID);
+	feed(r, &b);
+}
+
+static void comm(struct prof_recorder *r, uint32_t pid, uint32_t tid, const char *name, int exec)
+{
+	struct rec_buf b;
+	struct prof_rec_comm c = { pid, tid };
+
+	rec_begin(&b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
+	rec_put(&b, &c, sizeof(c));
+	rec_str(&b, name);
+	rec_sample_id(&b, pid, tid, 2, 0, CPU_ID);
+	feed(r, &b);
+}
+
+static void fork_rec(struct prof_recorder *r, uint32_t pid, uint32_t ppid, uint32_t tid,
+		     uint32_t ptid)
+{
+	struct rec_buf b;
+	struct prof_rec_task t = { pid, ppid, tid, ptid, 3 };
+
+	rec_begin(&b, PERF_RECORD_FORK, 0);
+	rec_put(&b, &t, sizeof(t));
+	rec_sample_id(&b, ppid, ptid, 3, 0, CPU_ID);
+	feed(r, &b);
+}
+
+/* A frame pointer sample: the user call chain given, leaf first. */
+static void sample(struct prof_recorder *r, uint64_t id, uint32_t pid, uint32_t tid,
+		   uint64_t time, const uint64_t *ips, size_t n)
+{
+	struct rec_buf b;
+
+	rec_begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rec_u64(&b, id);
+	rec_u64(&b, ips[0]);
+	rec_u32x2(&b, pid, tid);
+	rec_u64(&b, time);
+	rec_u32x2(&b, 2, 0);
+	rec_u64(&b, 1000000);
+	rec_u64(&b, n + 1);
+	rec_u64(&b, (uint64_t)PERF_CONTEXT_USER);
+	rec_put(&b, ips, n * 8);
+	feed(r, &b);
+}
+
+static void switch_rec(struct prof_recorder *r, uint32_t pid, uint32_t tid, uint64_t time,
+		       uint16_t misc)
+{
+	struct rec_buf b;
+
+	rec_begin(&b, PERF_RECORD_SWITCH, misc);
+	rec_sample_id(&b, pid, tid, time, 2, OFF_ID);
+	feed(r, &b);
+}
+
+/* The weight of the stack whose folded text is text, -1 when absent. */
+static double weight_of(const struct prof_recorder *r, const char *text)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+	double w = -1;
+
+	for (uint32_t id = 0; id < prof_stacks_count(&r->stacks); id++) {
+		prof_buf_reset(&b);
+		prof_stacks_format(&r->stacks, id, &b);
+		if (strcmp(prof_buf_cstr(&b), text) == 0)
+			w = (double)prof_stacks_weights(&r->stacks, id)[0];
+	}
+	prof_buf_release(&b);
+	return w;
+}
+
+static void start(struct prof_recorder *r, struct prof_recorder_options *o, int offcpu,
+		  struct prof_output *out)
+{
+	struct prof_record_target t;
+
+	memset(&t, 0, sizeof(t));
+	t.all_cpus = 1;		/* no process to look for in /proc */
+	prof_recorder_options_init(o);
+	o->folded = out == NULL;
+	if (offcpu) {
+		o->offcpu_event = 0;
+		o->events[o->nevents++] = &prof_event_offcpu;
+	} else {
+		o->events[o->nevents++] = prof_event_find("cpu-clock");
+	}
+	prof_recorder_init(r, o, &t, out);
+	prof_perf_add_id(&r->perf, offcpu ? OFF_ID : CPU_ID, 0);
+}
+
+static void test_folded(void)
+{
+	struct prof_recorder r;
+	struct prof_recorder_options o;
+	const uint64_t chain[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1, addr_of(unit_root) + 1 };
+	const uint64_t cut[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1, 0x1000, addr_of(unit_root) + 1 };
+	const struct prof_thread *t;
+
+	start(&r, &o, 0, NULL);
+	mmap_self(&r, PID);
+	comm(&r, PID, TID, "worker", 0);
+	TEST("samples of a mapped process: symbolized stacks under the thread's name") {
+		sample(&r, CPU_ID, PID, TID, 10, chain, 3);
+		sample(&r, CPU_ID, PID, TID, 11, chain, 3);
+		CHECK(weight_of(&r, "worker;unit_root;unit_mid;unit_leaf") == 2);
+		CHECK(r.stats.samples[0] == 2 && r.stats.threads_seen == 1 && r.stats.bad == 0);
+		t = prof_threads_find(&r.threads, TID);
+		CHECK(t && t->pid == PID && strcmp(t->comm, "worker") == 0 && t->seen);
+		CHECK(r.chain.fp_user_stacks == 2 && r.chain.fp_shallow_stacks == 0);
+	}
+	TEST("a return address outside code ends the walk with [truncated] at the root") {
+		sample(&r, CPU_ID, PID, TID, 12, cut, 4);
+		CHECK(weight_of(&r, "worker;[truncated];unit_mid;unit_leaf") == 1);
+		CHECK(r.chain.fp_shallow_stacks == 1);
+	}
+	TEST("fork: the child thread keeps the name, the child process the mappings") {
+		fork_rec(&r, PID2, PID, TID2, TID);
+		sample(&r, CPU_ID, PID2, TID2, 13, chain, 3);
+		CHECK(weight_of(&r, "worker;unit_root;unit_mid;unit_leaf") == 3);
+		t = prof_threads_find(&r.threads, TID2);
+		CHECK(t && t->pid == PID2 && strcmp(t->comm, "worker") == 0);
+		CHECK(r.stats.threads_seen == 2);
+	}
+	TEST("exec: a new name, the old mappings forgotten") {
+		comm(&r, PID2, TID2, "newprog", 1);
+		sample(&r, CPU_ID, PID2, TID2, 14, chain, 3);
+		CHECK(weight_of(&r, "newprog;[unknown];[unknown];[unknown]") == 1);
+	}
+	TEST("an unknown sample id and a cut record are counted as malformed") {
+		struct rec_buf b;
+
+		sample(&r, 999, PID, TID, 15, chain, 3);
+		rec_begin(&b, PERF_RECORD_SAMPLE, 0);
+		rec_u64(&b, CPU_ID);
+		feed(&r, &b);
+		CHECK(r.stats.bad == 2 && r.stats.samples[0] == 5);
+	}
+	TEST("lost records and throttling are counted") {
+		struct rec_buf b;
+
+		rec_begin(&b, PERF_RECORD_LOST, 0);
+		rec_u64(&b, CPU_ID);
+		rec_u64(&b, 17);
+		rec_sample_id(&b, PID, TID, 16, 0, CPU_ID);
+		feed(&r, &b);
+		rec_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+		rec_u64(&b, 4);
+		rec_sample_id(&b, PID, TID, 17, 0, CPU_ID);
+		feed(&r, &b);
+		rec_begin(&b, PERF_RECORD_THROTTLE, 0);
+		rec_u64(&b, 18);
+		rec_u64(&b, CPU_ID);
+		rec_u64(&b, CPU_ID);
+		rec_sample_id(&b, PID, TID, 18, 0, CPU_ID);
+		feed(&r, &b);
+		CHECK(r.stats.lost == 17 && r.stats.lost_samples == 4 && r.stats.throttled == 1);
+	}
+	prof_recorder_release(&r);
+}
+
+static void test_offcpu(void)
+{
+	struct prof_recorder r;
+	struct prof_recorder_options o;
+	const uint64_t chain[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1 };
+
+	start(&r, &o, 1, NULL);
+	mmap_self(&r, PID);
+	comm(&r, PID, TID, "sleeper", 0);
+	TEST("off-CPU: switch-out sample to switch in, weighted in ns") {
+		sample(&r, OFF_ID, PID, TID, 1000, chain, 2);
+		switch_rec(&r, PID, TID, 1000, PERF_RECORD_MISC_SWITCH_OUT);
+		CHECK(r.stats.samples[0] == 0);
+		switch_rec(&r, PID, TID, 1500, 0);
+		CHECK(weight_of(&r, "sleeper;unit_mid;unit_leaf") == 500);
+		CHECK(r.stats.samples[0] == 1);
+		/* a second switch in without a switch out: nothing */
+		switch_rec(&r, PID, TID, 2000, 0);
+		CHECK(weight_of(&r, "sleeper;unit_mid;unit_leaf") == 500 && r.stats.samples[0] == 1);
+	}
+	TEST("off-CPU: a preempted thread gets a [preempted] leaf") {
+		sample(&r, OFF_ID, PID, TID, 3000, chain, 2);
+		switch_rec(&r, PID, TID, 3000,
+			   PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		switch_rec(&r, PID, TID, 7000, 0);
+		CHECK(weight_of(&r, "sleeper;unit_mid;unit_leaf;[preempted]") == 4000);
+		CHECK(weight_of(&r, "sleeper;unit_mid;unit_leaf") == 500);
+	}
+	TEST("off-CPU: a switch of an unknown thread is ignored") {
+		switch_rec(&r, PID, TID + 7, 8000, 0);
+		CHECK(r.stats.samples[0] == 2);
+	}
+	prof_recorder_release(&r);
+}
+
+static void test_tsv(void)
+{
+	char path[] = "/tmp/test_recorder.XXXXXX";
+	struct prof_recorder r;
+	struct prof_recorder_options o;
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_output *out;
+	const uint64_t chain[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1, addr_of(unit_root) + 1 };
+	const char *header = "# source=profrec\n"
+			     "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n";
+	char text[4096];
+	size_t n = 0;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		close(fd);
+	out = prof_output_open(path, PROF_OUT_STREAM, PROF_COMP_NONE);
+	start(&r, &o, 0, out);
+	prof_meta_set(&meta, "source", "profrec");
+	TEST("TSV: a header, then one row per sample, a stack's text on its first row") {
+		CHECK(prof_recorder_begin(&r, &meta) == 0);
+		mmap_self(&r, PID);
+		comm(&r, PID, TID, "tab\tname", 0);
+		sample(&r, CPU_ID, PID, TID, 10, chain, 3);
+		sample(&r, CPU_ID, PID, TID, 11, chain, 3);
+		CHECK(prof_recorder_finish(&r, &meta) == 0 && prof_output_close(out) == 0);
+		f = fopen(path, "re");
+		if (f) {
+			n = fread(text, 1, sizeof(text) - 1, f);
+			fclose(f);
+		}
+		text[n] = 0;
+		CHECK(strncmp(text, header, strlen(header)) == 0);
+		CHECK(strstr(text, "\t4194400\t4194401\ttab name\t2\tcpu-clock\t1000000\t0\tunit_root;unit_mid;unit_leaf\n"));
+		CHECK(strstr(text, "\t4194400\t4194401\ttab name\t2\tcpu-clock\t1000000\t0\t\n"));
+	}
+	prof_meta_release(&meta);
+	prof_recorder_release(&r);
+	unlink(path);
+}
+
+int main(void)
+{
+	/* Hermetic: no symbol cache read or written. */
+	setenv("PROFTOOLS_NO_CACHE", "1", 1);
+	test_folded();
+	test_offcpu();
+	test_tsv();
+	return UNIT_RESULT();
+}
