@@ -405,6 +405,10 @@ mkdir "$TMP/adir"
 check_error "unreadable input (a directory): exit 1" 1 "adir: .*Is a directory" \
 	"$F" -o "$TMP/keep.svg" "$TMP/adir" "$TMP/small.folded"
 check "unreadable input: the -o target is untouched" 0 "old" cat "$TMP/keep.svg"
+gzip -c "$TMP/small.folded" | head -c 20 >"$TMP/cut.folded.gz"
+check_error "cut compressed input: exit 1" 1 "cut.folded.gz: truncated" \
+	"$F" -o "$TMP/keep.svg" "$TMP/cut.folded.gz" "$TMP/small.folded"
+check "cut compressed input: the -o target is untouched" 0 "old" cat "$TMP/keep.svg"
 check_error "--diff with a missing BEFORE: exit 1" 1 "nosuch.folded: No such file or directory" \
 	"$F" -o "$TMP/dmiss.svg" --diff "$TMP/nosuch.folded" "$TMP/after.folded"
 check "--diff with a missing BEFORE: no file written (not all growth)" 0 "" \

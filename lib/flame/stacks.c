@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "base/xalloc.h"
 #include "flame/flame.h"
 #include "formats/profile.h"
@@ -33,21 +32,6 @@ void prof_flame_seq_on_stack(void *ctx, uint32_t id, const prof_weight *w, int n
 	s->n++;
 }
 
-/*
- * Operands that are directories: the readers open them but fail to read
- * them, which formats/profile.h reports as it reports a malformed line.
- */
-static int any_directory(const char *const *paths, size_t n)
-{
-	struct stat sb;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			return 1;
-	return 0;
-}
-
 int prof_flame_read_profiles(const char *const *paths, size_t n, struct prof_stacks *t,
 			     struct prof_meta *meta, struct prof_flame_seq *seq, int *ncounts)
 {
@@ -62,7 +46,7 @@ int prof_flame_read_profiles(const char *const *paths, size_t n, struct prof_sta
 	}
 	r = prof_profile_read_all(paths, n, &opts, t, meta, &sum);
 	*ncounts = sum.ncounts;
-	if (sum.inputs < (n ? n : 1) || any_directory(paths, n))
+	if (sum.unreadable)
 		return -2;
 	return r ? -1 : 0;
 }
