@@ -90,6 +90,12 @@ else
 	fail "--folded-diff | profflame --diff" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
 
+# perf script input with a zero-period sample (the reader marks those in a
+# second weight column, which must not leak into the NEW count)
+printf 'app 1 1.000000:          0 cpu-clock: \n\t            1000 main+0x1 (/app)\n\napp 1 1.001000:        100 cpu-clock: \n\t            1000 main+0x1 (/app)\n\n' >"$TMP/zp.txt"
+check "--folded-diff of perf script with a zero period: equal counts on both sides" 0 "app;main $("$F" --no-header "$TMP/zp.txt" | cut -d' ' -f2) $("$F" --no-header "$TMP/zp.txt" | cut -d' ' -f2)" \
+	sh -c "'$P' --folded-diff '$TMP/zp.txt' '$TMP/zp.txt' | grep -v '^#'"
+
 # inputs: compressed, standard input
 gzip -c "$TMP/n.folded" >"$TMP/n.folded.gz"
 check "compressed input and standard input" 0 "$(printf 'b\t50\t100\t100\t150\t50\t100\t2\tworse')" \

@@ -207,6 +207,9 @@ int prof_functions_write(const struct prof_functions *f, const struct prof_funct
 int prof_functions_write_folded_diff(struct prof_stacks *base, const struct prof_stacks *new,
 				     const struct prof_meta *meta, struct prof_output *o)
 {
+	/* A reader may have used the second column (perf script marks zero-period samples there). */
+	for (size_t id = 0; id < prof_stacks_count(base); id++)
+		prof_stacks_weights(base, (uint32_t)id)[1] = 0;
 	prof_stacks_merge_column(base, 1, new, 0);
 	return prof_folded_write(base, meta, 2, o);
 }

@@ -65,8 +65,9 @@ int prof_functions_write(const struct prof_functions *f, const struct prof_funct
  * The differential folded form of base and new (difffolded.pl's): every
  * stack of either profile with its raw weight in each, "stack BASE NEW",
  * in byte order of the stack text, for profflame --diff. base must have
- * two weight columns (its second one empty): new's column 0 is added into
- * it, which costs one pass over new's stacks instead of a third table.
+ * two weight columns: its second one is cleared, then new's column 0 is
+ * added into it, which costs one pass over new's stacks instead of a
+ * third table.
  * Returns 0 or -1 (write error, reported).
  */
 int prof_functions_write_folded_diff(struct prof_stacks *base, const struct prof_stacks *new,
