@@ -51,7 +51,7 @@ for t in $tools; do
 	else fail "$t: bash completion offers every option" "missing:$missing_comp"; fi
 done
 
-if command -v mandoc >/dev/null 2>&1; then
+if need "mandoc -Tlint" mandoc mandoc; then
 	for m in "$TOP"/man/*.[15]; do
 		[ -f "$m" ] || continue
 		if out=$(mandoc -Tlint -W warning "$m" 2>&1) && [ -z "$out" ]; then
@@ -60,8 +60,6 @@ if command -v mandoc >/dev/null 2>&1; then
 			fail "mandoc -Tlint $(basename "$m")" "$(printf '%s' "$out" | head -n 3 | tr '\n' '|')"
 		fi
 	done
-else
-	skip "mandoc -Tlint" "mandoc not installed"
 fi
 
 # complete TOOL WORD...: what the bash completion offers for the last WORD
