@@ -74,11 +74,12 @@ void prof_flame_seq_on_stack(void *ctx, uint32_t id, const prof_weight *w, int n
 /*
  * Read paths[0..n) (n == 0: standard input), any format that
  * formats/profile.h reads (folded stacks, profrec TSV, perf script text),
- * into t, which must have 2 weight columns (a differential input's second
- * count goes to column 1), and meta (the inputs' metadata: unit, event,
- * ...). With seq (a flame chart) every folded line or sample is also
- * appended to it in input order. *ncounts is set to 2 if the input is
- * differential ("stack BEFORE AFTER" lines), else 1.
+ * into t, which must have 2 weight columns, and meta (empty; it receives
+ * what the inputs' metadata agree on: unit, event, ...). *ncounts is set
+ * to 2 if the input is differential ("stack BEFORE AFTER" lines, AFTER in
+ * column 1), else 1: then column 1 means nothing (perf script marks its
+ * zero-period samples there). With seq (a flame chart) every folded line
+ * or sample is also appended to it in input order.
  * Returns 0; -1 if lines were malformed (reported and skipped, the rest
  * is in t); -2 if an input could not be opened or read (reported): a
  * graph of the others would be a wrong picture, draw nothing.
