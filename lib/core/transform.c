@@ -275,9 +275,9 @@ size_t prof_transform_apply_map(const struct prof_transform *x, const struct pro
 		to_dst_frames(&p, n);
 		if (x->reverse)
 			reverse(p.buf, n);
-		if (x->nbase && (start = base_start(&p, n)) == n)
-			continue;
-		if (n - start == 0)
+		if (x->nbase)
+			start = base_start(&p, n);
+		if (start == n)		/* no frame left, or no base frame */
 			continue;
 		for (i = 0; i < src->nweights && i < dst->nweights; i++)
 			w[i] = prof_stacks_weights(src, (uint32_t)id)[i];
