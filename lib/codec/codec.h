@@ -16,10 +16,16 @@
  * their libraries, brotli, xz (the .xz format, CRC64), bzip2, snappy and
  * libdeflate (raw deflate). Codec-internal threading is never enabled.
  *
- * Each library's codecs live in a file of their own (lib/codec/zstd.c,
- * lz4.c, ...) behind an operations table (lib/codec/ops.h);
- * lib/codec/codec.mk decides which files are compiled, and this
- * interface dispatches to them.
+ * The folder lib/codec, read first here:
+ *   codec.h      this interface and the registry of the build's codecs;
+ *   ops.h        what a codec file implements: each library's codecs live
+ *                in a file of their own (memcpy.c, lz4.c, zstd.c, zlib.c,
+ *                libdeflate.c, snappy.c, brotli.c, bzip2.c, lzma.c) behind
+ *                an operations table; codec.mk decides which files are
+ *                compiled (adding a codec: its file and one line there);
+ *   selection.h  which codecs and levels to run (-e specs, aliases);
+ *   benchmark.h  the benchmark engine: inputs, timed cells, verification;
+ *   report.h     Pareto frontier, recommendations, the TSV and human tables.
  *
  * Decompression always checks that the result has exactly the expected
  * size; corrupt or truncated input gives an error, never a crash (every

@@ -53,30 +53,33 @@ static int lz4hc_init(struct prof_codec_ctx *x, char *err, size_t errlen)
 	return 0;
 }
 
-static size_t lz4_compress(struct prof_codec_ctx *x, void *dst, size_t cap,
-			   const void *src, size_t n)
+/* LZ4_compress_fast_extState and LZ4_compress_HC_extStateHC take the same arguments. */
+typedef int lz4_block_fn(void *state, const char *src, char *dst, int n, int cap, int level);
+
+static size_t lz4_block(struct prof_codec_ctx *x, lz4_block_fn *fn, const char *fn_name,
+			void *dst, size_t cap, const void *src, size_t n)
 {
-	int r = LZ4_compress_fast_extState(x->state, src, dst, (int)n,
-					   cap > INT_MAX ? INT_MAX : (int)cap, x->level);
+	int r = fn(x->state, src, dst, (int)n, cap > INT_MAX ? INT_MAX : (int)cap, x->level);
 
 	if (r <= 0) {
-		prof_codec_ctx_err(x, "LZ4_compress_fast_extState failed");
+		prof_codec_ctx_err(x, "%s failed", fn_name);
 		return PROF_CODEC_FAIL;
 	}
 	return (size_t)r;
 }
 
+static size_t lz4_compress(struct prof_codec_ctx *x, void *dst, size_t cap,
+			   const void *src, size_t n)
+{
+	return lz4_block(x, LZ4_compress_fast_extState, "LZ4_compress_fast_extState",
+			 dst, cap, src, n);
+}
+
 static size_t lz4hc_compress(struct prof_codec_ctx *x, void *dst, size_t cap,
 			     const void *src, size_t n)
 {
-	int r = LZ4_compress_HC_extStateHC(x->state, src, dst, (int)n,
-					   cap > INT_MAX ? INT_MAX : (int)cap, x->level);
-
-	if (r <= 0) {
-		prof_codec_ctx_err(x, "LZ4_compress_HC_extStateHC failed");
-		return PROF_CODEC_FAIL;
-	}
-	return (size_t)r;
+	return lz4_block(x, LZ4_compress_HC_extStateHC, "LZ4_compress_HC_extStateHC",
+			 dst, cap, src, n);
 }
 
 static size_t lz4_decompress(struct prof_codec_ctx *x, void *dst, size_t cap,
