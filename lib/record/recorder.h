@@ -14,6 +14,9 @@
  *   offcpu.h         switch-out samples + switch records -> off-CPU spans
  *   sample_writer.h  samples -> profrec-samples TSV or folded stacks
  *
+ * recorder.c holds the recorder's life cycle, the record handler, the
+ * loop and the summary; events.c the events, their attrs and opening them.
+ *
  * A recording: prof_recorder_init() (options, target, output), then
  * prof_recorder_open() opens every event on every CPU for the target,
  * prof_recorder_meta() + prof_recorder_begin() write the header,
@@ -87,6 +90,16 @@ int prof_recorder_add_events(struct prof_recorder_options *o, const char *list,
  * mode, -2 for a bad size; nothing is changed on error.
  */
 int prof_call_graph_parse(const char *arg, enum prof_call_graph *mode, unsigned *stack_bytes);
+
+/*
+ * The layout of the records the events of options o write (decode.h):
+ * IDENTIFIER (the events share a CPU's ring), IP, TID, TIME (the rings
+ * are merged by it), CPU and PERIOD; the call chain unless
+ * PROF_CALL_GRAPH_NONE; user registers and stack in DWARF mode.
+ * prof_recorder_init() gives it to the recorder's rings, so records
+ * decode before any event is opened.
+ */
+struct prof_record_layout prof_recorder_layout(const struct prof_recorder_options *o);
 
 /*
  * Defaults: no events yet, no off-CPU event, frame pointers, 8192 stack
