@@ -109,7 +109,6 @@ struct work {
 	char *cbuf;
 	size_t cbuf_cap;
 	char *dbuf;			/* decompressed output */
-	size_t dbuf_cap;
 	/* the cell being timed */
 	struct prof_codec_ctx **ctx;	/* one per thread */
 	unsigned threads;
@@ -440,7 +439,6 @@ static void bench_decode_only(struct work *w, const struct prof_codec_cell *cell
 	w->cbuf_cap = w->len;
 	free(w->dbuf);
 	w->dbuf = xmalloc(got ? got : 1);
-	w->dbuf_cap = got;
 	ref_crc = crc_of(ref, got);
 	poison(w->dbuf, ref, got);
 	w->len = got;
@@ -489,7 +487,6 @@ static void work_init(struct work *w, struct run *run, const char *data, size_t 
 	if (!o->decode_only) {
 		w->dbuf = xmalloc(len ? len : 1);
 		memset(w->dbuf, 0, len);	/* pre-touch */
-		w->dbuf_cap = len;
 	}
 }
 
@@ -674,7 +671,7 @@ static char *field_safe(const char *s)
 	return c;
 }
 
-/* Read input i; NULL (reported) when unreadable or empty. */
+/* Read one input whole (decompressed unless decoding); NULL, reported, when unreadable or empty. */
 static char *read_input(struct run *run, const char *path, const char *name, size_t *len)
 {
 	char *data;
@@ -746,15 +743,15 @@ int prof_codec_bench_files(const struct prof_codec_bench_opts *o,
 		}
 		free(data);
 	}
-	if (o->join) {
+	if (o->join && nfiles > 0) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "joined:%zu", nfiles);
 		input_meta(meta, "joined", NULL, joined.data ? joined.data : "", joined.len);
 		if (rval == PROF_EXIT_OK)
 			bench_input(&run, name, joined.data ? joined.data : "", joined.len);
-		prof_buf_release(&joined);
 	}
+	prof_buf_release(&joined);
 	progress_clear(&run.progress);
 	for (size_t i = first; i < rows->n; i++)
 		if (rows->v[i].status != PROF_CODEC_OK)

@@ -42,7 +42,8 @@ static int fail(struct parse *p, const char *fmt, ...)
 	return -1;
 }
 
-void prof_codec_cells_add(struct prof_codec_cells *cells, const struct prof_codec *c, int level)
+/* Add (codec, level) unless it is there already. */
+static void cells_add(struct prof_codec_cells *cells, const struct prof_codec *c, int level)
 {
 	for (size_t i = 0; i < cells->n; i++)
 		if (cells->v[i].codec == c && cells->v[i].level == level)
@@ -138,7 +139,7 @@ static int parse_levels(struct parse *p, const struct prof_codec *c, const char 
 			/* a level that means "the default" is not one of its own in a range */
 			if (l == 0 && (c->flags & PROF_CODEC_F_ZERO_DEFAULT) && lo != hi)
 				continue;
-			prof_codec_cells_add(p->cells, c, (int)l);
+			cells_add(p->cells, c, (int)l);
 		}
 		if (*s == '\0')
 			return 0;
@@ -171,7 +172,7 @@ static int parse_item(struct parse *p, char *name, int in_alias)
 	if (!c)
 		return fail(p, "unknown codec '%s' in '%s' (see profcompress -l)", name, p->spec);
 	if (!colon) {
-		prof_codec_cells_add(p->cells, c,
+		cells_add(p->cells, c,
 				     prof_codec_has_levels(c) ? c->default_level : PROF_CODEC_NOLEVEL);
 		return 0;
 	}

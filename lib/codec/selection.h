@@ -40,9 +40,6 @@ extern const struct prof_codec_alias prof_codec_aliases[];
 int prof_codec_cells_parse(struct prof_codec_cells *cells, const char *spec,
 			   char *err, size_t errlen);
 
-/* Add (codec, level) unless it is there already. */
-void prof_codec_cells_add(struct prof_codec_cells *cells, const struct prof_codec *c, int level);
-
 /* Keep the first cell of each codec, in order (decoding has no level). */
 void prof_codec_cells_one_per_codec(struct prof_codec_cells *cells);
 
