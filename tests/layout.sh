@@ -194,3 +194,14 @@ for f in $lib_files; do
 done
 if [ -z "$unlisted" ]; then pass "lib/README lists every file of lib/"
 else fail "lib/README lists every file of lib/" "not listed:$unlisted"; fi
+# ... and names no file that is not there (NAME.[ch]: both)
+stale=$(awk '/^[^ \t]/ { dir = ($1 ~ /\/$/) ? $1 : ""; next }
+	dir != "" && NF { print "lib/" dir $1 }' lib/README 2>/dev/null |
+	while read -r f; do
+		case $f in
+		*.\[ch\]) for g in "${f%.\[ch\]}.c" "${f%.\[ch\]}.h"; do [ -f "$g" ] || printf ' %s' "$g"; done ;;
+		*) [ -f "$f" ] || printf ' %s' "$f" ;;
+		esac
+	done)
+if [ -z "$stale" ]; then pass "lib/README names only files that exist"
+else fail "lib/README names only files that exist" "missing:$stale"; fi
