@@ -39,19 +39,15 @@ static size_t brotli_bound(int level, size_t n)
 	return bound ? bound : n + n / 8 + 1024;
 }
 
-static size_t brotli_compress(struct prof_codec_ctx *x, void *dst, size_t cap,
-			      const void *src, size_t n)
+/* An encoder at x's level whose window is, like the brotli CLI's, the smallest that covers n bytes. */
+static BrotliEncoderState *brotli_encoder(struct prof_codec_ctx *x, size_t n)
 {
 	BrotliEncoderState *s = BrotliEncoderCreateInstance(br_alloc, br_free, &x->cmem);
-	const uint8_t *in = src;
-	uint8_t *out = dst;
-	size_t avail_in = n, avail_out = cap;
 	int lgwin = BROTLI_MIN_WINDOW_BITS;
-	size_t r = PROF_CODEC_FAIL;
 
 	if (!s) {
 		prof_codec_ctx_err(x, "BrotliEncoderCreateInstance failed");
-		return PROF_CODEC_FAIL;
+		return NULL;
 	}
 	while (lgwin < BROTLI_MAX_WINDOW_BITS && ((size_t)1 << lgwin) - 16 < n)
 		lgwin++;
@@ -59,6 +55,19 @@ static size_t brotli_compress(struct prof_codec_ctx *x, void *dst, size_t cap,
 	BrotliEncoderSetParameter(s, BROTLI_PARAM_LGWIN, (uint32_t)lgwin);
 	if (n <= UINT32_MAX)
 		BrotliEncoderSetParameter(s, BROTLI_PARAM_SIZE_HINT, (uint32_t)n);
+	return s;
+}
+
+static size_t brotli_compress(struct prof_codec_ctx *x, void *dst, size_t cap,
+			      const void *src, size_t n)
+{
+	BrotliEncoderState *s = brotli_encoder(x, n);
+	const uint8_t *in = src;
+	uint8_t *out = dst;
+	size_t avail_in = n, avail_out = cap, r = PROF_CODEC_FAIL;
+
+	if (!s)
+		return PROF_CODEC_FAIL;
 	while (!BrotliEncoderIsFinished(s)) {
 		if (!BrotliEncoderCompressStream(s, BROTLI_OPERATION_FINISH, &avail_in, &in,
 						 &avail_out, &out, NULL)) {
@@ -76,26 +85,15 @@ out:
 	return r;
 }
 
-static size_t brotli_decompress(struct prof_codec_ctx *x, void *dst, size_t cap,
-				const void *src, size_t n)
+/* The outcome of a whole-stream decode: the decoded size, or PROF_CODEC_FAIL and x's error. */
+static size_t brotli_decoded(struct prof_codec_ctx *x, BrotliDecoderState *s,
+			     BrotliDecoderResult res, size_t avail_in, size_t cap, size_t avail_out)
 {
-	BrotliDecoderState *s = BrotliDecoderCreateInstance(br_alloc, br_free, &x->dmem);
-	const uint8_t *in = src;
-	uint8_t *out = dst;
-	size_t avail_in = n, avail_out = cap;
-	size_t r = PROF_CODEC_FAIL;
-
-	if (!s) {
-		prof_codec_ctx_err(x, "BrotliDecoderCreateInstance failed");
-		return PROF_CODEC_FAIL;
-	}
-	switch (BrotliDecoderDecompressStream(s, &avail_in, &in, &avail_out, &out, NULL)) {
+	switch (res) {
 	case BROTLI_DECODER_RESULT_SUCCESS:
-		if (avail_in) {
-			prof_codec_ctx_err(x, "brotli: trailing data after the end of the stream");
-			break;
-		}
-		r = cap - avail_out;
+		if (!avail_in)
+			return cap - avail_out;
+		prof_codec_ctx_err(x, "brotli: trailing data after the end of the stream");
 		break;
 	case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
 		x->too_small = 1;
@@ -109,6 +107,24 @@ static size_t brotli_decompress(struct prof_codec_ctx *x, void *dst, size_t cap,
 				   BrotliDecoderErrorString(BrotliDecoderGetErrorCode(s)));
 		break;
 	}
+	return PROF_CODEC_FAIL;
+}
+
+static size_t brotli_decompress(struct prof_codec_ctx *x, void *dst, size_t cap,
+				const void *src, size_t n)
+{
+	BrotliDecoderState *s = BrotliDecoderCreateInstance(br_alloc, br_free, &x->dmem);
+	const uint8_t *in = src;
+	uint8_t *out = dst;
+	size_t avail_in = n, avail_out = cap, r;
+	BrotliDecoderResult res;
+
+	if (!s) {
+		prof_codec_ctx_err(x, "BrotliDecoderCreateInstance failed");
+		return PROF_CODEC_FAIL;
+	}
+	res = BrotliDecoderDecompressStream(s, &avail_in, &in, &avail_out, &out, NULL);
+	r = brotli_decoded(x, s, res, avail_in, cap, avail_out);
 	BrotliDecoderDestroyInstance(s);
 	return r;
 }
