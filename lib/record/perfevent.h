@@ -3,7 +3,7 @@
 /*
  * perf_event_open(2) plumbing for the recorder: opening events, one
  * memory-mapped ring buffer per CPU, draining the rings continuously and
- * handing records over in timestamp order, parsing samples.
+ * handing records over in timestamp order, the perf_event sysctls.
  *
  * Every event of one struct prof_perf must use the same sample_type,
  * which must contain PERF_SAMPLE_IDENTIFIER, TID, TIME and CPU, with

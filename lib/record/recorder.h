@@ -127,6 +127,10 @@ struct prof_recorder_stats {
 	unsigned long long threads_seen;	/* threads with a sample */
 };
 
+/*
+ * Callers read the fields above "private"; a unit test feeding records
+ * also registers their sample ids with prof_perf_add_id(&r->perf, ...).
+ */
 struct prof_recorder {
 	struct prof_recorder_options opt;
 	struct prof_record_target target;
@@ -135,11 +139,11 @@ struct prof_recorder {
 	struct prof_recorder_stats stats;
 	struct prof_stacks stacks;	/* the stacks of every sample */
 	struct prof_callchain chain;	/* its fp_*_stacks counts too */
+	struct prof_threads threads;	/* the processes and threads met */
 	/* private */
-	struct prof_perf perf;
+	struct prof_perf perf;		/* perf.layout: prof_recorder_layout(&opt) */
 	struct prof_symbolizer *sym;
 	struct prof_unwinder *unw;
-	struct prof_threads threads;
 	struct prof_sample_writer writer;
 };
 
