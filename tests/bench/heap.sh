@@ -8,6 +8,8 @@
 # the CPU overhead ratios over the bare program, output sizes and peak RSS.
 #
 # Environment: BIN (directory of profheap and libprofheap.so, default bin),
+# BASE_BIN (another build's bin, e.g. an older commit's: its profheap is
+# measured in the same rounds, interleaved, on rows marked "base"),
 # PAIRS (default 20000000), THREADS (default 4), ROUNDS (default 2),
 # HEAPTRACK (default: heaptrack in PATH; empty to skip it), CC.
 #
@@ -17,6 +19,8 @@ set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$TOP/bin}
 case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
+BASE_BIN=${BASE_BIN:-}
+case $BASE_BIN in /* | '') ;; *) BASE_BIN=$TOP/$BASE_BIN ;; esac
 PAIRS=${PAIRS:-20000000}
 THREADS=${THREADS:-4}
 ROUNDS=${ROUNDS:-2}
@@ -25,12 +29,14 @@ if [ -z "${HEAPTRACK+x}" ]; then
 	HEAPTRACK=$(command -v heaptrack || true)
 fi
 [ -x "$BIN/profheap" ] || { echo "heap.sh: $BIN/profheap: build it first (make)" >&2; exit 1; }
+[ -z "$BASE_BIN" ] || [ -x "$BASE_BIN/profheap" ] ||
+	{ echo "heap.sh: $BASE_BIN/profheap: build it first" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "heap.sh: needs /usr/bin/time (package time)" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/heapbench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LC_ALL=C
 $CC -O2 -g -fno-omit-frame-pointer -pthread "$TOP/tests/bench/heapload.c" -o "$WORK/heapload"
-echo "workload: heapload $PAIRS pairs, $THREADS threads; $ROUNDS rounds, best kept"
+echo "workload: heapload $PAIRS pairs, $THREADS threads; $ROUNDS rounds, best kept; $(nproc) cores; load average $(cut -d" " -f1-3 /proc/loadavg)"
 
 # measure NAME OUTDIR CMD...: run once; keep the best CPU time per NAME in
 # $WORK/NAME.best as "wall user sys maxrss_kb", the output size in NAME.size.
@@ -51,13 +57,28 @@ measure() {
 	find "$out" -type f -exec cat {} + | wc -c >"$WORK/$name.size"
 }
 
+# profheap_runs SUFFIX DIR: the exact and the sampled run of DIR/profheap.
+# --sample=SIZE, with '=', is read alike by every profheap (before issue
+# 10 the size was optional and could only be attached that way).
+profheap_runs() {
+	measure "profheap$1" "$WORK/o-ph$1" "$2/profheap" -q -o "$WORK/o-ph$1" "$WORK/heapload" "$PAIRS" "$THREADS"
+	measure "sample$1" "$WORK/o-s$1" "$2/profheap" -q --sample=512K -o "$WORK/o-s$1" "$WORK/heapload" "$PAIRS" "$THREADS"
+}
+
 names="bare profheap sample"
+[ -n "$BASE_BIN" ] && names="$names profheap-base sample-base"
 [ -n "$HEAPTRACK" ] && names="$names heaptrack"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	measure bare "$WORK/o-bare" "$WORK/heapload" "$PAIRS" "$THREADS"
-	measure profheap "$WORK/o-ph" "$BIN/profheap" -q -o "$WORK/o-ph" "$WORK/heapload" "$PAIRS" "$THREADS"
-	measure sample "$WORK/o-s" "$BIN/profheap" -q --sample -o "$WORK/o-s" "$WORK/heapload" "$PAIRS" "$THREADS"
+	# with a base, which build goes first alternates from round to round
+	if [ -n "$BASE_BIN" ] && [ $((r % 2)) -eq 0 ]; then
+		profheap_runs -base "$BASE_BIN"
+		profheap_runs "" "$BIN"
+	else
+		profheap_runs "" "$BIN"
+		[ -z "$BASE_BIN" ] || profheap_runs -base "$BASE_BIN"
+	fi
 	if [ -n "$HEAPTRACK" ]; then
 		measure heaptrack "$WORK/o-ht" "$HEAPTRACK" -o "$WORK/o-ht/heaptrack.out" "$WORK/heapload" "$PAIRS" "$THREADS"
 	fi
@@ -70,6 +91,8 @@ for n in $names; do
 	bare) label="heapload (bare)" ;;
 	profheap) label="profheap (exact)" ;;
 	sample) label="profheap --sample" ;;
+	profheap-base) label="profheap (exact) base" ;;
+	sample-base) label="profheap --sample base" ;;
 	heaptrack) label="heaptrack" ;;
 	esac
 	awk -v label="$label" -v size="$(cat "$WORK/$n.size")" 'NR == FNR { base = $2 + $3; next }
