@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #define PH_MAGIC "PRFHEAP1"
-#define PH_VERSION 1
+#define PH_VERSION 2
 #define PH_RESERVE (64ULL << 30)	/* sparse size of the file while running */
 #define PH_DIR_CHUNK 65536u
 #define PH_DIR_CHUNKS 256u		/* up to 16M stacks */
@@ -63,6 +63,13 @@
 #define PH_FLAG_FORKED 8u	/* a child of a profiled process (after fork) */
 #define PH_FLAG_EXECED 16u	/* a later image of an earlier process (after exec) */
 #define PH_FLAG_FULL 32u	/* the stack table filled up: some stacks went to id 0 */
+/*
+ * The image called exec (header.exec_path: the program, absolute), set
+ * just before the call and cleared when it returned (failed). With no
+ * record file of a later image, the new program ran unprofiled.
+ */
+#define PH_FLAG_EXEC 64u
+#define PH_FLAG_EXEC_NO_SHIM 128u	/* ... with an environment that drops the shim */
 
 struct ph_header {
 	char magic[8];
@@ -86,6 +93,7 @@ struct ph_header {
 	uint64_t peak_gen __attribute__((aligned(64)));	/* committed peaks */
 	uint64_t unknown_frees __attribute__((aligned(64)));	/* frees of unknown blocks */
 	char exe[512];			/* /proc/self/exe at start */
+	char exec_path[512];		/* with PH_FLAG_EXEC: the program exec'd */
 	uint64_t stack_dir[PH_DIR_CHUNKS];
 	uint64_t threads[PH_MAX_THREADS];	/* offsets of struct ph_thread */
 };

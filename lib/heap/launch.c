@@ -2,13 +2,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
 #include "base/xalloc.h"
+#include "heap/format.h"
 #include "heap/launch.h"
+#include "symbolize/binary_info.h"
 
 char *prof_heap_shim_find(void)
 {
@@ -102,6 +106,68 @@ int prof_heap_failed_marked(const char *path)
 		close(fd);
 	}
 	return c != '0';
+}
+
+/* The interpreter a "#!" script names, into buf; 0, or -1 when path is no such script. */
+static int script_interpreter(const char *path, char *buf, size_t n)
+{
+	char line[256], *prog;
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) && !strncmp(line, "#!", 2);
+	fclose(f);
+	if (!ok)
+		return -1;
+	line[strcspn(line, "\n")] = 0;
+	prog = line + 2 + strspn(line + 2, " \t");
+	snprintf(buf, n, "%.*s", (int)strcspn(prog, " \t"), prog);
+	return buf[0] ? 0 : -1;
+}
+
+/* What the ELF headers of prog (a program or a script's interpreter) tell. */
+static char *elf_reason(const char *prog, const char *what, char *buf, size_t n)
+{
+	struct prof_binary_info info, self;
+
+	if (prof_binary_info_read(prog, &info) < 0) {
+		if (errno == ENOEXEC)
+			snprintf(buf, n, "%s is not an ELF file", what);
+		else
+			snprintf(buf, n, "%s cannot be read any more: %s", what, strerror(errno));
+	} else if (prof_binary_is_static_executable(prog)) {
+		snprintf(buf, n, "%s is statically linked: nothing can be preloaded into it", what);
+	} else if (prof_binary_info_read("/proc/self/exe", &self) == 0 &&
+		   (self.elf_class != info.elf_class || self.machine != info.machine)) {
+		snprintf(buf, n, "%s is a %u-bit program or for another machine: the %u-bit shim "
+			 "cannot be loaded into it", what, info.elf_class, self.elf_class);
+	} else {
+		snprintf(buf, n, "the reason is unknown: the shim did not start in it");
+	}
+	return buf;
+}
+
+char *prof_heap_unfollowed_reason(const char *path, uint32_t flags, char *buf, size_t n)
+{
+	char interp[256], what[300];
+	struct stat st;
+
+	if (flags & PH_FLAG_EXEC_NO_SHIM) {
+		snprintf(buf, n, "the environment it was given no longer preloads the shim");
+	} else if (stat(path, &st) < 0) {
+		snprintf(buf, n, "it cannot be examined any more: %s", strerror(errno));
+	} else if (st.st_mode & (S_ISUID | S_ISGID)) {
+		snprintf(buf, n, "it is set-%s-ID: the dynamic loader ignores LD_PRELOAD for it",
+			 st.st_mode & S_ISUID ? "user" : "group");
+	} else if (script_interpreter(path, interp, sizeof(interp)) == 0) {
+		snprintf(what, sizeof(what), "its interpreter %s", interp);
+		elf_reason(interp, what, buf, n);
+	} else {
+		elf_reason(path, "it", buf, n);
+	}
+	return buf;
 }
 
 void prof_heap_dir_remove(const char *dir)

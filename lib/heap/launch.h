@@ -4,8 +4,10 @@
  * Starting a command under the heap shim: finding libprofheap.so, the
  * environment that configures it (the PROFHEAP_* variables the shim
  * reads, lib/heap/shim/shim.c), the file where a shim says it could not
- * record, and the private output directory's removal.
+ * record, why a program exec'd under the shim may have run without it,
+ * and the private output directory's removal.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 /* How the shim is to record (the PROFHEAP_* variables). */
@@ -48,6 +50,17 @@ int prof_heap_failed_create(const char *path);
 
 /* 1 if a shim marked path (or it is gone), else 0. */
 int prof_heap_failed_marked(const char *path);
+
+/*
+ * Why path, the program a profiled process exec'd (flags: the PH_FLAG_EXEC*
+ * flags of its record file, heap/format.h), left no record file of its
+ * own, as far as the file tells now: its environment dropped the shim,
+ * set-user-ID or set-group-ID (the loader then ignores LD_PRELOAD), a
+ * statically linked executable or script interpreter, another ELF class
+ * or machine than profheap's, not an ELF file, or unknown. Writes a
+ * phrase without a final period into buf (n bytes) and returns buf.
+ */
+char *prof_heap_unfollowed_reason(const char *path, uint32_t flags, char *buf, size_t n);
 
 /*
  * Remove dir and the files in it (a private directory: there are no

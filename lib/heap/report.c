@@ -12,6 +12,7 @@
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "formats/folded.h"
+#include "heap/launch.h"
 #include "heap/records.h"
 #include "heap/report.h"
 #include "heap/suppressions.h"
@@ -187,6 +188,9 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 	p->peak_bytes = f.h->peak_bytes;
 	p->sample_mean = f.h->sample_mean;
 	p->used = f.size;
+	p->exe = xstrndup(f.h->exe, strnlen(f.h->exe, sizeof(f.h->exe)));
+	if (p->flags & PH_FLAG_EXEC)
+		p->exec_path = xstrndup(f.h->exec_path, strnlen(f.h->exec_path, sizeof(f.h->exec_path)));
 	sites = xcalloc(f.nstacks ? f.nstacks : 1, sizeof(*sites));
 	prof_heapfile_sum(&f, sites);
 	w.as = prof_addrspace_new(sym, f.h->pid);
@@ -206,6 +210,9 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 void prof_heap_process_release(struct prof_heap_process *p)
 {
 	prof_stacks_release(&p->stacks);
+	free(p->exe);
+	free(p->exec_path);
+	p->exe = p->exec_path = NULL;
 }
 
 /* ---- what comes out of the table ------------------------------------------------ */
@@ -330,11 +337,17 @@ void prof_heap_process_report(const struct prof_heap_process *p, const char *tag
 			      const char *more_in)
 {
 	int exited = (p->flags & PH_FLAG_EXITED) != 0;
-	const char *how = exited || execed ? "" : " (did not exit normally: blocks live at its death)";
-	char n1[40], n2[40], n3[40], hb[40];
+	int replaced = execed || (p->flags & PH_FLAG_EXEC);
+	const char *how = exited || replaced ? "" : " (did not exit normally: blocks live at its death)";
+	char n1[40], n2[40], n3[40], hb[40], why[512];
 
 	if (prof_verbosity < 1)
 		return;
+	if (!execed && (p->flags & PH_FLAG_EXEC) && p->exec_path)
+		prof_warn("%s: exec'd %s, which was not profiled (%s); the figures of %s are those of "
+			  "%s up to the exec", tag, p->exec_path,
+			  prof_heap_unfollowed_reason(p->exec_path, p->flags, why, sizeof(why)), tag,
+			  p->exe && p->exe[0] ? p->exe : "the program it replaced");
 	if (p->flags & PH_FLAG_SAMPLED)
 		prof_warn("%s: sampled every %llu bytes on average: figures are estimates", tag,
 			  (unsigned long long)p->sample_mean);
@@ -346,13 +359,15 @@ void prof_heap_process_report(const struct prof_heap_process *p, const char *tag
 	if (p->leak_bytes > 0) {
 		prof_heap_fmt_count(n1, sizeof(n1), p->leak_bytes);
 		prof_heap_fmt_count(n2, sizeof(n2), p->leak_blocks);
-		if (execed && !exited)
+		if (replaced && !exited) {
+			/* not leaks, so no leak sites: they stay in the image's own TAG.leak.folded */
 			prof_warn("%s: %s bytes in %s block%s live when exec replaced the image (not leaks)",
 				  tag, n1, n2, plural(p->leak_blocks));
-		else
+		} else {
 			prof_warn("%s: leaked %s bytes in %s block%s%s", tag, n1, n2, plural(p->leak_blocks),
 				  how);
-		report_leak_sites(p, tag, more_in);
+			report_leak_sites(p, tag, more_in);
+		}
 	} else {
 		prof_warn("%s: no leaks%s", tag, how);
 	}
@@ -453,13 +468,25 @@ static void dispose_record_files(const struct prof_heap_run *run, const char *ta
 	unlink(path);
 }
 
+/* Empty the leak columns of t (its own files are written). */
+static void clear_leaks(struct prof_stacks *t)
+{
+	uint32_t id, n = (uint32_t)prof_stacks_count(t);
+
+	for (id = 0; id < n; id++) {
+		prof_weight *w = prof_stacks_weights(t, id);
+
+		w[PROF_HEAP_LEAK] = w[PROF_HEAP_LEAK_BLOCKS] = 0;
+	}
+}
+
 static int postprocess_one(const struct prof_heap_run *run, const char *tag, int execed,
 			   struct prof_symbolizer *sym, struct prof_stacks *merged,
 			   struct prof_heap_totals *tot)
 {
 	struct prof_heap_process p;
 	char heap[PATH_MAX], maps[PATH_MAX];
-	int rc = 0;
+	int rc = 0, leaks;
 
 	snprintf(heap, sizeof(heap), "%s/%s.heap", run->dir, tag);
 	snprintf(maps, sizeof(maps), "%s/%s.maps", run->dir, tag);
@@ -469,9 +496,12 @@ static int postprocess_one(const struct prof_heap_run *run, const char *tag, int
 	}
 	if (prof_heap_process_write(&p, run->dir, tag) < 0)
 		rc = -1;
+	/* Blocks live when exec replaced an image are not leaks, followed or not. */
+	leaks = !(execed || (p.flags & PH_FLAG_EXEC)) || (p.flags & PH_FLAG_EXITED);
+	if (!leaks)
+		clear_leaks(&p.stacks);
 	prof_stacks_merge(merged, &p.stacks);
-	if (!execed || (p.flags & PH_FLAG_EXITED)) {
-		/* Blocks live when an image was replaced by exec are not leaks. */
+	if (leaks) {
 		tot->leak_bytes += p.leak_bytes;
 		tot->leak_blocks += p.leak_blocks;
 	}

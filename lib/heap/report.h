@@ -5,7 +5,8 @@
  *   launch.h        starting the command under the shim (its PROFHEAP_*
  *                   environment, the "could not record" marker)
  *   shim/           libprofheap.so, preloaded into the command: records
- *                   every allocation into TAG.heap (never in libcommon.a)
+ *                   every allocation into TAG.heap, and what an exec is
+ *                   about to run (shim/exec.h) (never in libcommon.a)
  *   format.h        the layout of TAG.heap, shared by writer and reader
  *   records.h       reading TAG.heap: per-stack sums of every thread
  *   suppressions.h  LeakSanitizer-style suppressions, runtime objects
@@ -72,6 +73,8 @@ struct prof_heap_process {
 	/* allocations on frame-pointer stacks, and those cut after 1 or 2 frames */
 	double fp_allocs, fp_short;
 	unsigned long damaged;		/* records out of range, left out */
+	char *exe;			/* the program of this image (malloc'ed) */
+	char *exec_path;		/* PH_FLAG_EXEC: the program it exec'd (malloc'ed), else NULL */
 };
 
 /*
@@ -129,9 +132,12 @@ int prof_heap_process_write(const struct prof_heap_process *p, const char *dir, 
  * The leak report of one process on stderr, at prof_verbosity >= 1:
  * sampling, allocations and peak, then the leaks (or "no leaks"), the ten
  * largest sites (all of them at verbosity 2) and the suppressed blocks
- * (verbosity 2). execed: a later image of the process exists, so blocks
- * still live when exec replaced this one are not leaks. more_in: the
- * directory where the rest is (the -v -v hint is given when NULL).
+ * (verbosity 2). execed: a later image of the process exists. Blocks
+ * still live when exec replaced an image are not leaks, whether the new
+ * program was profiled or not (PH_FLAG_EXEC without a later image: then
+ * a note first names it, says why it was not profiled and that the
+ * figures are those of the old image). more_in: the directory where the
+ * rest is (the -v -v hint is given when NULL).
  */
 void prof_heap_process_report(const struct prof_heap_process *p, const char *tag, int execed,
 			      const char *more_in);
@@ -167,7 +173,9 @@ char **prof_heap_run_tags(const char *dir, uint64_t run_id, size_t *n);
  * Process every record file of the run: write the folded files, give each
  * process's leak report, add every process's table into merged (which has
  * PROF_HEAP_NCOLUMNS columns) and its figures into *tot, then remove the
- * record files (or trim them with run->keep). Returns 0, or -1 when there
+ * record files (or trim them with run->keep). The blocks an image left
+ * live when exec replaced it stay in its own TAG.leak.folded but are
+ * leaks neither in merged nor in *tot. Returns 0, or -1 when there
  * were no record files or one could not be processed (reported).
  */
 int prof_heap_postprocess(const struct prof_heap_run *run, struct prof_stacks *merged,

@@ -1,7 +1,8 @@
 /*
  * libprofheap.so: the heap profiler's preloaded shim (profheap(1)).
  *
- * Interposes the malloc family and C++ operator new/delete, and records
+ * Interposes the malloc family and C++ operator new/delete (and the exec
+ * family, to note what replaces the image: see "exec" below), and records
  * per call stack: bytes and blocks allocated, live (leaked at exit), live
  * at the global peak, and temporary allocations, into a file mapped
  * MAP_SHARED (lib/heap/format.h) so that whatever happened is on disk
@@ -23,6 +24,7 @@
  * libunwind, pthread_create) runs with the thread's
  * guard set and goes straight to the real allocator, untracked.
  */
+#include <alloca.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,6 +34,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +47,7 @@
 #include <unistd.h>
 
 #include "heap/format.h"
+#include "heap/shim/exec.h"
 #include "heap/shim/stackwalk.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -1805,6 +1809,186 @@ static void atfork_child(void)
 	timer_running = 0;
 	start_timer();
 	T.guard--;
+}
+
+/* ---- exec: say what replaces the image ------------------------------------ */
+
+/*
+ * A process that calls exec leaves no exit behind: its record would read
+ * as a death, its live blocks as leaks. So the exec family notes the
+ * program in the header first (exec.h), with the timeline and the
+ * mappings brought up to date as at exit; a new image that loads the shim
+ * starts PID.N.heap, one that cannot (static, set-user-ID, a scrubbed
+ * environment) is then named by the report. posix_spawn and system()
+ * exec in a new process, through the C library's internal calls: nothing
+ * to note there.
+ */
+static void *next_symbol(const char *name)
+{
+	void *f;
+
+	T.guard++;
+	f = dlsym(RTLD_NEXT, name);
+	T.guard--;
+	return f;
+}
+
+/* Returns 1 if the note was taken (exec_failed() must undo it if exec returns). */
+static int exec_note(const char *file, int search, char *const envp[])
+{
+	uint32_t flags = PH_FLAG_EXEC;
+
+	/* Not ours to note: a child of vfork shares our memory, record file included. */
+	if (!__atomic_load_n(&active, ACQUIRE) || T.guard || H->pid != (int32_t)getpid())
+		return 0;
+	T.guard++;
+	ph_exec_path(file, search, H->exec_path, sizeof(H->exec_path));
+	if (!ph_exec_env_keeps_shim(envp))
+		flags |= PH_FLAG_EXEC_NO_SHIM;
+	tick();
+	save_maps();
+	H->end_ns = now_ns();
+	__atomic_fetch_or(&H->flags, flags, RELAXED);
+	T.guard--;
+	return 1;
+}
+
+/* exec returned: the image goes on. */
+static void exec_failed(int noted)
+{
+	if (!noted)
+		return;
+	__atomic_fetch_and(&H->flags, ~(PH_FLAG_EXEC | PH_FLAG_EXEC_NO_SHIM), RELAXED);
+	H->end_ns = 0;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+	int noted, r, e;
+
+	if (!real)
+		real = (int (*)(const char *, char *const[], char *const[]))next_symbol("execve");
+	noted = exec_note(path, 0, envp);
+	r = real ? real(path, argv, envp) : (errno = ENOSYS, -1);
+	e = errno;
+	exec_failed(noted);
+	errno = e;
+	return r;
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+	int noted, r, e;
+
+	if (!real)
+		real = (int (*)(const char *, char *const[], char *const[]))next_symbol("execvpe");
+	noted = exec_note(file, 1, envp);
+	r = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
+	e = errno;
+	exec_failed(noted);
+	errno = e;
+	return r;
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	static int (*real)(int, char *const[], char *const[]);
+	char link[64], num[32], path[4096];
+	ssize_t l;
+	int noted, r, e;
+
+	if (!real)
+		real = (int (*)(int, char *const[], char *const[]))next_symbol("fexecve");
+	cat(link, sizeof(link), "/proc/self/fd/", utoa(num + 32, (uint64_t)(fd < 0 ? 0 : fd)), "");
+	l = readlink(link, path, sizeof(path) - 1);
+	path[l > 0 ? l : 0] = 0;
+	noted = exec_note(path, 0, envp);
+	r = real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
+	e = errno;
+	exec_failed(noted);
+	errno = e;
+	return r;
+}
+
+/* The C library's own execv, execvp and execl* call its internal execve: wrap them too. */
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* The arguments of an execl* call, arg0 included, up to the NULL. */
+static size_t count_args(va_list *ap)
+{
+	size_t n = 1;
+
+	while (va_arg(*ap, const char *))
+		n++;
+	return n;
+}
+
+/* argv[0..n] from arg0 and the n - 1 arguments and the NULL that follow in *ap. */
+static void fill_args(char **argv, size_t n, const char *arg0, va_list *ap)
+{
+	size_t i;
+
+	argv[0] = (char *)arg0;
+	for (i = 1; i <= n; i++)
+		argv[i] = va_arg(*ap, char *);
+}
+
+/*
+ * argv on the stack, as the C library builds it (exec must not allocate
+ * after vfork); arg0 is never NULL, as the C library assumes.
+ */
+#define EXECL_ARGV(argv, arg0, ap) do {					\
+		va_list c_;						\
+		size_t n_;						\
+		va_copy(c_, ap);					\
+		n_ = count_args(&c_);					\
+		va_end(c_);						\
+		argv = alloca((n_ + 1) * sizeof(char *));		\
+		fill_args(argv, n_, arg0, &ap);				\
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	char **argv;
+
+	va_start(ap, arg0);
+	EXECL_ARGV(argv, arg0, ap);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+	va_list ap;
+	char **argv;
+
+	va_start(ap, arg0);
+	EXECL_ARGV(argv, arg0, ap);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	char **argv, *const *envp;
+
+	va_start(ap, arg0);
+	EXECL_ARGV(argv, arg0, ap);
+	envp = va_arg(ap, char *const *);	/* after the NULL */
+	va_end(ap);
+	return execve(path, argv, envp);
 }
 
 static uint64_t env_u64(const char *name, uint64_t dflt)

@@ -1,5 +1,5 @@
-#ifndef PROF_HEAP_UNWIND_H
-#define PROF_HEAP_UNWIND_H
+#ifndef PROF_HEAP_SHIM_STACKWALK_H
+#define PROF_HEAP_SHIM_STACKWALK_H
 /*
  * In-process stack walking for the heap shim (lib/heap/shim/shim.c).
  *

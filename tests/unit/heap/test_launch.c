@@ -1,4 +1,8 @@
-/* lib/heap/launch.c: the shim's environment, the "could not record" marker, removal. */
+/*
+ * lib/heap/launch.c: the shim's environment, the "could not record"
+ * marker, why an exec'd program went unprofiled, removal.
+ */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +10,7 @@
 #include <unistd.h>
 #include "../unit.h"
 #include "base/error.h"
+#include "heap/format.h"
 #include "heap/launch.h"
 
 static const char *find(char **env, const char *prefix)
@@ -17,6 +22,95 @@ static const char *find(char **env, const char *prefix)
 		if (!strncmp(env[i], prefix, n))
 			found = env[i], hits++;
 	return hits == 1 ? found : NULL;
+}
+
+/* An ELF file at path: class 32 or 64, one program header of type phdr. */
+static void write_elf(const char *path, unsigned elf_class, uint32_t phdr)
+{
+	unsigned char file[sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr)] = { 0 };
+	Elf64_Ehdr *e64 = (Elf64_Ehdr *)file;
+	Elf32_Ehdr *e32 = (Elf32_Ehdr *)file;
+	FILE *f = fopen(path, "wb");
+
+	memcpy(file, ELFMAG, SELFMAG);
+	file[EI_CLASS] = elf_class == 64 ? ELFCLASS64 : ELFCLASS32;
+	file[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	if (elf_class == 64) {
+		e64->e_type = ET_EXEC;
+		e64->e_phoff = sizeof(*e64);
+		e64->e_phnum = 1;
+		e64->e_phentsize = sizeof(Elf64_Phdr);
+		((Elf64_Phdr *)(file + sizeof(*e64)))->p_type = phdr;
+	} else {
+		e32->e_type = ET_EXEC;
+		e32->e_phoff = sizeof(*e32);
+		e32->e_phnum = 1;
+		e32->e_phentsize = sizeof(Elf32_Phdr);
+		((Elf32_Phdr *)(file + sizeof(*e32)))->p_type = phdr;
+	}
+	fwrite(file, 1, sizeof(file), f);
+	fclose(f);
+}
+
+/* Why path went unprofiled. */
+static const char *reason(const char *path, uint32_t flags)
+{
+	static char buf[512];
+
+	return prof_heap_unfollowed_reason(path, flags, buf, sizeof(buf));
+}
+
+static void test_unfollowed(const char *dir)
+{
+	char prog[256], script[256], expect[600];
+	FILE *f;
+
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(script, sizeof(script), "%s/script", dir);
+	TEST("unfollowed exec: environment without the shim, before anything else") {
+		CHECK_STR(reason("/nonexistent", PH_FLAG_EXEC | PH_FLAG_EXEC_NO_SHIM),
+			  "the environment it was given no longer preloads the shim");
+	}
+	TEST("unfollowed exec: a program that is gone") {
+		CHECK_STR(reason("/nonexistent/prog", PH_FLAG_EXEC),
+			  "it cannot be examined any more: No such file or directory");
+	}
+	TEST("unfollowed exec: static, set-user-ID, another class, not ELF, unknown") {
+		write_elf(prog, 64, PT_LOAD);
+		CHECK_STR(reason(prog, PH_FLAG_EXEC), "it is statically linked: nothing can be preloaded into it");
+		chmod(prog, 04755);
+		CHECK_STR(reason(prog, PH_FLAG_EXEC), "it is set-user-ID: the dynamic loader ignores LD_PRELOAD for it");
+		chmod(prog, 02755);
+		CHECK_STR(reason(prog, PH_FLAG_EXEC), "it is set-group-ID: the dynamic loader ignores LD_PRELOAD for it");
+		chmod(prog, 0755);
+		write_elf(prog, sizeof(void *) == 8 ? 32 : 64, PT_INTERP);
+		snprintf(expect, sizeof(expect), "it is a %u-bit program or for another machine: the %u-bit "
+			 "shim cannot be loaded into it", sizeof(void *) == 8 ? 32u : 64u,
+			 (unsigned)sizeof(void *) * 8);
+		CHECK_STR(reason(prog, PH_FLAG_EXEC), expect);
+		f = fopen(prog, "w");
+		fputs("plain text\n", f);
+		fclose(f);
+		CHECK_STR(reason(prog, PH_FLAG_EXEC), "it is not an ELF file");
+		CHECK_STR(reason("/proc/self/exe", PH_FLAG_EXEC),
+			  "the reason is unknown: the shim did not start in it");
+	}
+	TEST("unfollowed exec: a script is judged by its interpreter") {
+		write_elf(prog, 64, PT_LOAD);
+		f = fopen(script, "w");
+		fprintf(f, "#! %s -x\necho\n", prog);
+		fclose(f);
+		snprintf(expect, sizeof(expect),
+			 "its interpreter %s is statically linked: nothing can be preloaded into it", prog);
+		CHECK_STR(reason(script, PH_FLAG_EXEC), expect);
+		f = fopen(script, "w");
+		fprintf(f, "#!/nonexistent/sh\n");
+		fclose(f);
+		CHECK_STR(reason(script, PH_FLAG_EXEC),
+			  "its interpreter /nonexistent/sh cannot be read any more: No such file or directory");
+	}
+	unlink(prog);
+	unlink(script);
 }
 
 int main(void)
@@ -76,6 +170,7 @@ int main(void)
 		snprintf(path, sizeof(path), "%s/no/such/dir/run.failed", dir);
 		CHECK(prof_heap_failed_create(path) == -1);
 	}
+	test_unfollowed(dir);
 	TEST("directory removal takes its files") {
 		struct stat st;
 

@@ -4,6 +4,7 @@
  * table, the folded reports, the leak report and the run's sums.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,24 @@ static uint64_t write_heap(const char *tag, int pid, uint32_t flags, uint64_t ru
 	usedsz = used;
 	free(image);
 	return usedsz;
+}
+
+/* Mark dir/TAG.heap as having exec'd path, from the image /usr/bin/old-image. */
+static void set_exec_path(const char *tag, const char *path)
+{
+	char file[512], exe[512] = "/usr/bin/old-image", exec_path[512] = { 0 };
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/%s.heap", dir, tag);
+	snprintf(exec_path, sizeof(exec_path), "%s", path);
+	fd = open(file, O_WRONLY);
+	if (fd < 0)
+		return;
+	if (pwrite(fd, exe, sizeof(exe), offsetof(struct ph_header, exe)) != (ssize_t)sizeof(exe) ||
+	    pwrite(fd, exec_path, sizeof(exec_path), offsetof(struct ph_header, exec_path)) !=
+	    (ssize_t)sizeof(exec_path))
+		fprintf(stderr, "cannot write %s\n", file);
+	close(fd);
 }
 
 /* This process's mappings as TAG.maps (what the shim saves). */
@@ -328,6 +347,45 @@ static void test_run(struct prof_heap_supp *supp)
 		snprintf(path, sizeof(path), "%s/99.heap", dir);
 		CHECK(stat(path, &st) == 0);			/* not this run's */
 		prof_stacks_release(&merged);
+	}
+	TEST("run: an exec the shim could not follow: a note, the blocks live at exec are not leaks") {
+		static const double deep[] = { 1000 + 70, 10 + 7, 70, 500 + 70, 2, 7 };
+		char err[512], *text;
+		int saved = dup(2), fd;
+
+		memset(&tot, 0, sizeof(tot));
+		write_heap("4242", 4242, PH_FLAG_EXEC, 1, s, 5);	/* no later image */
+		set_exec_path("4242", "/nonexistent/static");
+		write_maps("4242");
+		write_heap("77", 77, PH_FLAG_EXITED, 1, e, 2);
+		write_maps("77");
+		snprintf(err, sizeof(err), "%s/stderr", dir);
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		close(fd);
+		prof_verbosity = 1;
+		prof_stacks_init(&merged, PROF_HEAP_NCOLUMNS);
+		CHECK(prof_heap_postprocess(&run, &merged, &tot) == 0);
+		prof_heap_totals_report(&tot);
+		prof_verbosity = 0;
+		dup2(saved, 2);
+		close(saved);
+		text = slurp(err);
+		CHECK(strstr(text, "test_report: 4242: exec'd /nonexistent/static, which was not profiled "
+			      "(it cannot be examined any more: No such file or directory); the figures of "
+			      "4242 are those of /usr/bin/old-image up to the exec\n") != NULL);
+		CHECK(strstr(text, "test_report: 4242: 300 bytes in 3 blocks live when exec replaced the "
+			      "image (not leaks)\n") != NULL);
+		CHECK(strstr(text, "300 bytes in 3 blocks at") == NULL);	/* not listed as leak sites */
+		CHECK(strstr(text, "test_report: all 2 processes: leaked 70 bytes in 7 blocks\n") != NULL);
+		CHECK(tot.leak_bytes == 70 && tot.leak_blocks == 7 && tot.processes == 2);
+		CHECK(row_is(&merged, "outer_site;mid_site;leaf_site", deep));
+		/* its own file keeps what was live at the exec */
+		snprintf(path, sizeof(path), "%s/4242.leak.folded", dir);
+		CHECK_STR(slurp(path), "# tool=profheap report=leak unit=bytes pid=4242\n"
+			  "outer_site;mid_site;leaf_site 300\n");
+		prof_stacks_release(&merged);
+		unlink(err);
 	}
 	TEST("run: no record files is an error") {
 		memset(&tot, 0, sizeof(tot));
