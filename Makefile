@@ -1,6 +1,6 @@
 # proftools: one non-recursive Makefile, one pattern rule for every object.
 #
-#   make                 build every cmd/*.c into bin/
+#   make                 build every cmd/*.c into bin/ (and proftools-profile)
 #   make check           unit + tool tests, then the same under ASan+UBSan
 #   make demo            profile the bundled workload, print the result path
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -127,6 +127,9 @@ TOOLS     := $(patsubst cmd/%.c,%,$(CMD_SRC))
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 LIBCOMMON := $(BUILD)/lib/libcommon.a
 PROGS     := $(addprefix $(BINDIR)/,$(TOOLS))
+# Tools written in shell: scripts/profile.sh is proftools-profile.
+SHELL_TOOLS := proftools-profile
+SHELL_PROGS := $(addprefix $(BINDIR)/,$(SHELL_TOOLS))
 
 UNIT_SRC  := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
@@ -139,7 +142,11 @@ LIBS_ALL  := $(sort $(foreach t,$(TOOLS),$(LIBS_$(t))))
 ALL_CFLAGS += $(call lib_cflags,$(LIBS_ALL))
 TEST_LIBS := $(call lib_ldlibs,$(LIBS_ALL))
 
-all: $(PROGS) $(EXTRA_TARGETS)
+all: $(PROGS) $(SHELL_PROGS) $(EXTRA_TARGETS)
+
+$(BINDIR)/proftools-profile: scripts/profile.sh
+	@mkdir -p $(@D)
+	cp $< $@ && chmod 755 $@
 
 # Rebuild everything when the flags change; relink the tools when the
 # libraries of one change.
@@ -199,11 +206,13 @@ bench: all
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
+MAN7 := $(wildcard man/*.7)
 # Every directory install may create, parents first. Those it did create
 # are listed in $(INSTALLED_DIRS) so that uninstall removes them again
 # (when empty), and only them.
 INSTALL_DIRS := $(PREFIX) $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/lib/proftools \
 	$(PREFIX)/share $(PREFIX)/share/man $(PREFIX)/share/man/man1 $(PREFIX)/share/man/man5 \
+	$(PREFIX)/share/man/man7 \
 	$(PREFIX)/share/bash-completion $(PREFIX)/share/bash-completion/completions \
 	$(PREFIX)/share/zsh $(PREFIX)/share/zsh/site-functions
 INSTALLED_DIRS := $(DESTDIR)$(PREFIX)/lib/proftools/installed-dirs
@@ -213,22 +222,24 @@ install: all
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS)) || exit 1; \
 	old=; [ -f $(INSTALLED_DIRS) ] && old=$$(cat $(INSTALLED_DIRS)); \
 	printf '%s\n' $$old $$created | sed '/^$$/d' | sort -u >$(INSTALLED_DIRS)
-	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(PROGS) $(SHELL_PROGS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(INSTALL_LIBS),install -m 644 $(INSTALL_LIBS) $(DESTDIR)$(PREFIX)/lib/proftools/)
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
-	for t in $(TOOLS); do \
+	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7/)
+	for t in $(TOOLS) $(SHELL_TOOLS); do \
 		install -m 644 completions/proftools.bash \
 			$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t || exit 1; \
 	done
 	install -m 644 completions/_proftools $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_proftools
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOLS) $(SHELL_TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/proftools/,$(notdir $(INSTALL_LIBS)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(MAN5)))
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man7/,$(notdir $(MAN7)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(TOOLS) $(SHELL_TOOLS))
 	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_proftools
 	@created=; [ -f $(INSTALLED_DIRS) ] && created=$$(sort -r $(INSTALLED_DIRS)); \
 	rm -f $(INSTALLED_DIRS); \
@@ -236,7 +247,7 @@ uninstall:
 	rmdir $(DESTDIR)$(PREFIX)/lib/proftools 2>/dev/null || :
 
 lint-man:
-	mandoc -Tlint -W warning $(MAN1) $(MAN5)
+	mandoc -Tlint -W warning $(MAN1) $(MAN5) $(MAN7)
 
 clean:
 	rm -rf $(BUILD) $(BINDIR)
