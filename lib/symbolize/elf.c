@@ -20,8 +20,6 @@
 #include "base/xalloc.h"
 #include "symbolize/internal.h"
 
-_Static_assert(offsetof(struct sym, addr) == 0, "prof_sym_bisect() keys on the first field");
-
 int prof_sym_is_file(const char *path)
 {
 	return path[0] == '/' && path[1] != '/' && strncmp(path, "/memfd:", 7) != 0 &&
@@ -310,47 +308,6 @@ static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 	}
 }
 
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	/* Prefer the public spelling: fewer leading underscores. */
-	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-void prof_sym_sort(struct sym *syms, size_t *np, int presorted)
-{
-	size_t n = *np, w = 0;
-
-	if (n > 1 && !presorted)
-		qsort(syms, n, sizeof(*syms), sym_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (w && syms[w - 1].addr == syms[i].addr)
-			continue;
-		syms[w++] = syms[i];
-	}
-	for (size_t i = 0; i < w; i++)
-		if (syms[i].size == 0)
-			syms[i].size = i + 1 < w ? syms[i + 1].addr - syms[i].addr : 4096;
-	*np = w;
-}
-
-const struct sym *prof_sym_find(const struct sym *syms, size_t n, uint64_t addr)
-{
-	size_t i = prof_sym_bisect(syms, n, sizeof(*syms), addr);
-
-	if (i && addr - syms[i - 1].addr < syms[i - 1].size)
-		return &syms[i - 1];
-	return NULL;
-}
-
 /* ---- the objects ---- */
 
 void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
@@ -440,20 +397,22 @@ static struct elfobj *obj_open(const char *path, const unsigned char *bid, unsig
 }
 
 uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
-			  const unsigned char *bid, unsigned bid_len)
+			  const unsigned char *bid, unsigned bid_len, int *is_new)
 {
 	char key[4200];
 	size_t klen;
 	uint32_t id;
 	struct elfobj *o;
 
+	*is_new = 0;
 	if (!path || !prof_sym_is_file(path))
 		return PROF_SYM_NO_OBJ;
 	klen = obj_key(key, sizeof(key), path, bid, bid_len);
 	if (!klen)
 		return PROF_SYM_NO_OBJ;
 	id = prof_intern_find(&s->keys, key, klen);
-	if (id != UINT32_MAX)
+	*is_new = id == UINT32_MAX;
+	if (!*is_new)
 		return id;
 	id = prof_intern(&s->keys, key, klen);
 	o = obj_open(path, bid, bid_len);
@@ -463,6 +422,5 @@ uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 		read_loads(o, o->elf);
 	else
 		prof_sym_obj_load(s, o);	/* the debug file may hold the program headers */
-	prof_sym_symcache_load(s, o, id);
 	return id;
 }

@@ -6,21 +6,24 @@
  * the unit tests of tests/unit/symbolize/ include this header too, for the
  * line parsers and the bisection.
  *
- * Who does what (one file per concern, symbolize.h for the whole):
- *   symbolize.c   the symbolizer object, prof_symbolize() (address ->
- *                 mapping -> object -> frames), the frame pool and the
- *                 in-memory cache of resolved addresses, the bisection
+ * Who does what (one file per concern, symbolize.h for the whole), each
+ * file calling only those below it, so that no two call each other:
+ *   symbolize.c   the symbolizer object and prof_symbolize(): address ->
+ *                 mapping -> object -> frames, through the files below
  *   addrspace.c   address spaces: mappings, /proc/PID/maps files
- *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
- *                 offset -> vaddr), symbol tables, build-ids, separate
- *                 debug files (build-id, .gnu_debuglink, debuginfod)
  *   dwarf.c       DWARF (libdw): compile unit ranges, inline chains,
  *                 file:line
  *   kernel.c      /proc/kallsyms (kernel and module text symbols)
  *   jitmap.c      /tmp/perf-PID.map, the symbols of JIT code
  *   disk_cache.c  the on-disk caches: resolved frames per build-id,
  *                 parsed kallsyms per boot
+ *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
+ *                 offset -> vaddr), symbol tables, build-ids, separate
+ *                 debug files (build-id, .gnu_debuglink, debuginfod)
  *   demangle.c    Rust and C++ demangling
+ *   addr_cache.c  the frames of resolved addresses: the pool, the cache
+ *                 (object, address) -> frames, interned strings
+ *   symtab.c      the one bisection, sorted symbol tables
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -133,7 +136,7 @@ struct prof_addrspace {
 	uint64_t jit_checked;	/* prof_now_ns() of the last look at the map */
 };
 
-/* ---- symbolize.c ---- */
+/* ---- symtab.c ---- */
 
 /*
  * The bisection every sorted table of the symbolizer is searched with.
@@ -144,6 +147,19 @@ struct prof_addrspace {
  */
 size_t prof_sym_bisect(const void *base, size_t n, size_t stride, uint64_t key);
 
+/*
+ * Order syms[0..*n) by address (already so when presorted), keep one
+ * symbol per address (the best ranked; the first when presorted), and
+ * give each symbol without a size the room up to the next one (4096
+ * for the last). *n becomes the count kept.
+ */
+void prof_sym_sort(struct sym *syms, size_t *n, int presorted);
+
+/* The symbol of sorted syms[0..n) that covers addr, or NULL. */
+const struct sym *prof_sym_find(const struct sym *syms, size_t n, uint64_t addr);
+
+/* ---- addr_cache.c ---- */
+
 /* The interned copy of p[0..n) (or of the C string p), valid until prof_symbolizer_free(). */
 const char *prof_sym_str(struct prof_symbolizer *s, const char *p, size_t n);
 const char *prof_sym_cstr(struct prof_symbolizer *s, const char *p);
@@ -151,6 +167,9 @@ const char *prof_sym_cstr(struct prof_symbolizer *s, const char *p);
 /* Append a frame to the pool (strings already interned). */
 void prof_sym_frame_push(struct prof_symbolizer *s, const char *name, const char *file,
 			 unsigned line, unsigned flags);
+
+/* The cache slot of (obj, addr): e->obj is 0 when it holds nothing yet. */
+struct cache_ent *prof_sym_cache_slot(struct prof_symbolizer *s, uint32_t obj, uint64_t addr);
 
 /* Cache the frames pool[first .. first + n) for (obj, addr); obj as in struct cache_ent. */
 void prof_sym_cache_put(struct prof_symbolizer *s, uint32_t obj, uint64_t addr,
@@ -181,11 +200,11 @@ void prof_sym_hex(char *out, const unsigned char *bid, unsigned len);
 
 /*
  * The index of the ELF object at path (with this build-id when bid_len is
- * not 0), opened on first use with its program headers and its entries of
- * the on-disk cache; PROF_SYM_NO_OBJ when path is no file.
+ * not 0), opened on first use with its program headers (*is_new then
+ * set); PROF_SYM_NO_OBJ when path is no file.
  */
 uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
-			  const unsigned char *bid, unsigned bid_len);
+			  const unsigned char *bid, unsigned bid_len, int *is_new);
 
 /* Load o's symbols and find its debug file, once (the costly part, done on the first cache miss). */
 void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o);
@@ -195,17 +214,6 @@ void prof_sym_obj_free(struct elfobj *o);
 
 /* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
 int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
-
-/*
- * Order syms[0..*n) by address (already so when presorted), keep one
- * symbol per address (the best ranked; the first when presorted), and
- * give each symbol without a size the room up to the next one (4096
- * for the last). *n becomes the count kept.
- */
-void prof_sym_sort(struct sym *syms, size_t *n, int presorted);
-
-/* The symbol of sorted syms[0..n) that covers addr, or NULL. */
-const struct sym *prof_sym_find(const struct sym *syms, size_t n, uint64_t addr);
 
 /* ---- dwarf.c ---- */
 

@@ -1,9 +1,9 @@
 /*
  * The symbolizer object and its entry point (symbolize.h): an address is
  * looked up in its address space's mappings, translated to its ELF
- * object's virtual address, and resolved once per (object, address):
- * the frames are kept in one pool, the in-memory address cache points
- * into it. The other files of this folder do the lookups (internal.h).
+ * object's virtual address, and resolved once per (object, address)
+ * into the address cache (addr_cache.c). The other files of this folder
+ * do the lookups (internal.h); this one calls them, none calls it.
  */
 #include <libelf.h>
 #include <stdio.h>
@@ -56,91 +56,6 @@ void prof_symbolizer_free(struct prof_symbolizer *s)
 	free(s);
 }
 
-size_t prof_sym_bisect(const void *base, size_t n, size_t stride, uint64_t key)
-{
-	const unsigned char *p = base;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t k;
-
-		memcpy(&k, p + mid * stride, sizeof(k));
-		if (k <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-const char *prof_sym_str(struct prof_symbolizer *s, const char *p, size_t n)
-{
-	return prof_intern_str(&s->strs, prof_intern(&s->strs, p, n), NULL);
-}
-
-const char *prof_sym_cstr(struct prof_symbolizer *s, const char *p)
-{
-	return prof_sym_str(s, p, strlen(p));
-}
-
-void prof_sym_frame_push(struct prof_symbolizer *s, const char *name, const char *file,
-			 unsigned line, unsigned flags)
-{
-	struct prof_frame *f;
-
-	PROF_GROW(s->pool, s->pool_len + 1, s->pool_cap);
-	f = &s->pool[s->pool_len++];
-	f->name = name;
-	f->file = file;
-	f->line = line;
-	f->flags = flags;
-}
-
-/* ---- the address cache: (object, address) -> frames of the pool ---- */
-
-static uint64_t cache_hash(uint32_t obj, uint64_t addr)
-{
-	uint64_t h = addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)obj << 32 | obj);
-
-	return h ^ (h >> 29);
-}
-
-static struct cache_ent *cache_slot(struct prof_symbolizer *s, uint32_t obj, uint64_t addr)
-{
-	size_t mask = s->ncache - 1;
-	size_t i = (size_t)cache_hash(obj, addr) & mask;
-
-	while (s->cache[i].obj && !(s->cache[i].obj == obj && s->cache[i].addr == addr))
-		i = (i + 1) & mask;
-	return &s->cache[i];
-}
-
-void prof_sym_cache_put(struct prof_symbolizer *s, uint32_t obj, uint64_t addr,
-			uint32_t first, uint32_t n)
-{
-	struct cache_ent *e;
-
-	if ((s->cache_used + 1) * 4 > s->ncache * 3) {
-		struct cache_ent *old = s->cache;
-		size_t nold = s->ncache;
-
-		s->ncache *= 2;
-		s->cache = xcalloc(s->ncache, sizeof(*s->cache));
-		for (size_t i = 0; i < nold; i++)
-			if (old[i].obj)
-				*cache_slot(s, old[i].obj, old[i].addr) = old[i];
-		free(old);
-	}
-	e = cache_slot(s, obj, addr);
-	if (!e->obj)
-		s->cache_used++;
-	e->obj = obj;
-	e->addr = addr;
-	e->first = first;
-	e->n = n;
-}
-
 static size_t copy_out(struct prof_symbolizer *s, uint32_t first, uint32_t n,
 		       struct prof_frame *out, size_t max)
 {
@@ -173,7 +88,7 @@ static size_t resolve_kernel(struct prof_symbolizer *s, uint64_t addr,
 	if (!prof_symbolizer_kernel_ok(s))
 		return one_frame(out, max, prof_sym_cstr(s, "[unknown]"),
 				 PROF_FRAME_KERNEL | PROF_FRAME_UNKNOWN);
-	e = cache_slot(s, PROF_SYM_KERNEL_OBJ, addr);
+	e = prof_sym_cache_slot(s, PROF_SYM_KERNEL_OBJ, addr);
 	if (e->obj)
 		return copy_out(s, e->first, e->n, out, max);
 	name = prof_sym_kernel_name(s, addr);
@@ -233,6 +148,20 @@ static size_t resolve_anon(struct prof_symbolizer *s, struct prof_addrspace *as,
 	return one_frame(out, max, prof_sym_cstr(s, "[unknown]"), PROF_FRAME_UNKNOWN);
 }
 
+/* The object of mapping mi, looked up on first use; a new one gets its on-disk cache entries. */
+static uint32_t map_obj(struct prof_symbolizer *s, struct prof_addrspace *as, size_t mi)
+{
+	const struct prof_map *m = &as->maps[mi];
+	int is_new;
+
+	if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED) {
+		as->objs[mi] = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len, &is_new);
+		if (is_new)
+			prof_sym_symcache_load(s, s->objs[as->objs[mi]], as->objs[mi]);
+	}
+	return as->objs[mi];
+}
+
 size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 		      uint64_t addr, unsigned flags, struct prof_frame *out, size_t max)
 {
@@ -253,16 +182,14 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	if (mi == (size_t)-1 || !prof_sym_is_file(as->maps[mi].path))
 		return resolve_anon(s, as, mi, addr, out, max);
 	m = &as->maps[mi];
-	if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED)
-		as->objs[mi] = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len);
-	obj = as->objs[mi];
+	obj = map_obj(s, as, mi);
 	off = addr - m->start + m->pgoff;
 	if (obj == PROF_SYM_NO_OBJ || prof_sym_off_to_vaddr(s->objs[obj], off, &vaddr) != 0) {
 		slash = strrchr(m->path, '/');
 		return one_frame(out, max, offset_name(s, slash ? slash + 1 : m->path, off),
 				 PROF_FRAME_UNKNOWN);
 	}
-	e = cache_slot(s, obj + 1, vaddr);
+	e = prof_sym_cache_slot(s, obj + 1, vaddr);
 	if (e->obj)
 		return copy_out(s, e->first, e->n, out, max);
 	first = (uint32_t)s->pool_len;

@@ -48,10 +48,11 @@
  *
  * The folder, one file per concern (their shared, private declarations
  * are in symbolize/internal.h, which says what each file holds):
- * symbolize.c (this entry point, the address cache), addrspace.c
- * (mappings), elf.c (ELF objects, symbol tables, debug files), dwarf.c
- * (inlines, file:line), kernel.c (kallsyms), jitmap.c (perf maps),
- * disk_cache.c (the persistent caches), demangle.c (Rust, C++);
+ * symbolize.c (this entry point), addrspace.c (mappings), elf.c (ELF
+ * objects, symbol tables, debug files), dwarf.c (inlines, file:line),
+ * kernel.c (kallsyms), jitmap.c (perf maps), disk_cache.c (the
+ * persistent caches), demangle.c (Rust, C++), addr_cache.c (resolved
+ * frames in memory), symtab.c (sorted tables, the bisection);
  * dwarf_unwind.h, apart, unwinds copied user stacks.
  *
  * Ownership: every string returned (frame names, file names, map paths)
