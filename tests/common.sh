@@ -52,7 +52,7 @@ for t in $tools; do
 done
 
 if need "mandoc -Tlint" mandoc mandoc; then
-	for m in "$TOP"/man/*.[15]; do
+	for m in "$TOP"/man/*.[157]; do
 		[ -f "$m" ] || continue
 		if out=$(mandoc -Tlint -W warning "$m" 2>&1) && [ -z "$out" ]; then
 			pass "mandoc -Tlint $(basename "$m")"
@@ -144,7 +144,7 @@ printf 'rank\tfunction\tself\tself_pct\ttotal\ttotal_pct\tflag\nonefield\n' >"$T
 check_error "tsvcheck: a line of 1 field (singular)" 1 ':2: 1 field, expected 7' "$TSVCHECK" proffold-top "$TMP/one.tsv"
 
 # Every man page names the same source (.Os) in its footer.
-os=$(grep -h '^\.Os' "$TOP"/man/*.[15] | sort -u)
+os=$(grep -h '^\.Os' "$TOP"/man/*.[157] | sort -u)
 if [ "$(printf '%s\n' "$os" | wc -l)" = 1 ] && [ "$os" = ".Os proftools" ]; then
 	pass "man pages: one .Os line (.Os proftools)"
 else
