@@ -277,10 +277,14 @@ wait $rp || st=$?
 n=$(stacks "$TMP/att.tsv" | awk -F'\t' -v p=$wp '$1 == p && $6 ~ /split;leaf_/' | wc -l)
 if [ "$st" = 0 ] && [ "$n" -ge 180 ]; then pass "-p attach, SIGINT: exit 0, samples ($n)"; else fail "-p attach, SIGINT" "exit $st, $n samples: $(head -c 200 "$TMP/att.err")"; fi
 validate_tsv "-p attach: valid TSV" profrec-samples "$TMP/att.tsv"
+assert "-p attach: the metadata names the target" grep -q "^# .* command=-p%20$wp " "$TMP/att.tsv"
 # -t on the same thread, for a fixed duration
 run "$P" -t $wp -d 1 -o "$TMP/tid.tsv"
 n=$(stacks "$TMP/tid.tsv" | grep -c 'split;leaf_')
 if [ "$STATUS" = 0 ] && [ "$n" -ge 50 ]; then pass "-t TID -d 1"; else fail "-t TID -d 1" "exit $STATUS, $n samples"; fi
+assert "-t TID: the metadata names the thread" grep -q "^# .* command=-t%20$wp " "$TMP/tid.tsv"
+other=$(stacks "$TMP/tid.tsv" | awk -F'\t' -v t=$wp '$1 != t || $2 != t' | head -n 1)
+if [ -z "$other" ]; then pass "-t TID: every row is that thread's"; else fail "-t TID: every row is that thread's" "$other"; fi
 kill $wp
 wait $wp 2>/dev/null
 
