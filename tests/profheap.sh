@@ -381,6 +381,15 @@ if [ "$STATUS" = 0 ] && [ -n "$tag" ] && [ "$(grep -Ec "$note" "$TMP/stderr")" =
 else
 	fail "env -i exec noted" "exit $STATUS, tag '$tag', stderr: $(head -c 600 "$TMP/stderr")"
 fi
+# --no-follow-fork: the shim leaves the programs the command executes alone.
+run "$P" --no-follow-fork -f -r leak -o "$TMP/nf2" sh -c 'exec "$1" leak' sh "$W"
+pid=$(ls "$TMP/nf2" | sed -n 's/^\([0-9]*\)\.leak\.folded$/\1/p')
+if [ "$STATUS" = 0 ] && [ -n "$pid" ] && ! grep -q "leaked" "$TMP/stderr" &&
+   grep -q "^profheap: $pid: exec'd $W, which was not profiled (--no-follow-fork: the programs it executes are not profiled)" "$TMP/stderr"; then
+	pass "--no-follow-fork: an exec'd program is named as not profiled, the shell's blocks are not leaks"
+else
+	fail "--no-follow-fork exec noted" "exit $STATUS, pid '$pid', stderr: $(head -c 600 "$TMP/stderr")"
+fi
 # An exec that fails leaves the image as it was: it exits, its leaks count.
 run "$P" -r leak -o "$TMP/ef" "$W" execfail
 if [ "$STATUS" = 0 ] && [ "$(total "$TMP/stdout")" = 2800 ] && ! grep -q "exec'd" "$TMP/stderr" &&

@@ -70,6 +70,7 @@
  */
 #define PH_FLAG_EXEC 64u
 #define PH_FLAG_EXEC_NO_SHIM 128u	/* ... with an environment that drops the shim */
+#define PH_FLAG_EXEC_NO_FOLLOW 256u	/* ... under --no-follow-fork (the shim dropped itself) */
 
 struct ph_header {
 	char magic[8];

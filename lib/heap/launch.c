@@ -154,7 +154,9 @@ char *prof_heap_unfollowed_reason(const char *path, uint32_t flags, char *buf, s
 	char interp[256], what[300];
 	struct stat st;
 
-	if (flags & PH_FLAG_EXEC_NO_SHIM) {
+	if (flags & PH_FLAG_EXEC_NO_FOLLOW) {
+		snprintf(buf, n, "--no-follow-fork: the programs it executes are not profiled");
+	} else if (flags & PH_FLAG_EXEC_NO_SHIM) {
 		snprintf(buf, n, "the environment it was given no longer preloads the shim");
 	} else if (stat(path, &st) < 0) {
 		snprintf(buf, n, "it cannot be examined any more: %s", strerror(errno));

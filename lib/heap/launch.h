@@ -54,7 +54,8 @@ int prof_heap_failed_marked(const char *path);
 /*
  * Why path, the program a profiled process exec'd (flags: the PH_FLAG_EXEC*
  * flags of its record file, heap/format.h), left no record file of its
- * own, as far as the file tells now: its environment dropped the shim,
+ * own, as far as the file tells now: --no-follow-fork, its environment
+ * dropped the shim,
  * set-user-ID or set-group-ID (the loader then ignores LD_PRELOAD), a
  * statically linked executable or script interpreter, another ELF class
  * or machine than profheap's, not an ELF file, or unknown. Writes a

@@ -70,6 +70,10 @@ static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_pvalloc)(size_t);
+/* Resolved with the allocator, not at the first exec: a child of vfork must not run dlsym. */
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
 
 /* Served while dlsym resolves the functions above (it may call calloc). */
 static char boot_arena[65536] __attribute__((aligned(64)));
@@ -106,6 +110,9 @@ static void resolve(void)
 	real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
 	real_valloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "valloc");
 	real_pvalloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "pvalloc");
+	real_execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
+	real_execvpe = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
+	real_fexecve = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
 	resolving = 0;
 	if (!real_malloc || !real_free || !real_calloc || !real_realloc || !real_memalign) {
 		static const char msg[] = "libprofheap: cannot find the real malloc\n";
@@ -1823,16 +1830,6 @@ static void atfork_child(void)
  * exec in a new process, through the C library's internal calls: nothing
  * to note there.
  */
-static void *next_symbol(const char *name)
-{
-	void *f;
-
-	T.guard++;
-	f = dlsym(RTLD_NEXT, name);
-	T.guard--;
-	return f;
-}
-
 /* Returns 1 if the note was taken (exec_failed() must undo it if exec returns). */
 static int exec_note(const char *file, int search, char *const envp[])
 {
@@ -1843,7 +1840,9 @@ static int exec_note(const char *file, int search, char *const envp[])
 		return 0;
 	T.guard++;
 	ph_exec_path(file, search, H->exec_path, sizeof(H->exec_path));
-	if (!ph_exec_env_keeps_shim(envp))
+	if (!follow_fork)
+		flags |= PH_FLAG_EXEC_NO_FOLLOW;	/* disable_env() dropped the shim */
+	else if (!ph_exec_env_keeps_shim(envp))
 		flags |= PH_FLAG_EXEC_NO_SHIM;
 	tick();
 	save_maps();
@@ -1858,19 +1857,17 @@ static void exec_failed(int noted)
 {
 	if (!noted)
 		return;
-	__atomic_fetch_and(&H->flags, ~(PH_FLAG_EXEC | PH_FLAG_EXEC_NO_SHIM), RELAXED);
+	__atomic_fetch_and(&H->flags, ~(PH_FLAG_EXEC | PH_FLAG_EXEC_NO_SHIM | PH_FLAG_EXEC_NO_FOLLOW),
+			   RELAXED);
 	H->end_ns = 0;
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	static int (*real)(const char *, char *const[], char *const[]);
 	int noted, r, e;
 
-	if (!real)
-		real = (int (*)(const char *, char *const[], char *const[]))next_symbol("execve");
 	noted = exec_note(path, 0, envp);
-	r = real ? real(path, argv, envp) : (errno = ENOSYS, -1);
+	r = real_execve ? real_execve(path, argv, envp) : (errno = ENOSYS, -1);
 	e = errno;
 	exec_failed(noted);
 	errno = e;
@@ -1879,13 +1876,10 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	static int (*real)(const char *, char *const[], char *const[]);
 	int noted, r, e;
 
-	if (!real)
-		real = (int (*)(const char *, char *const[], char *const[]))next_symbol("execvpe");
 	noted = exec_note(file, 1, envp);
-	r = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
+	r = real_execvpe ? real_execvpe(file, argv, envp) : (errno = ENOSYS, -1);
 	e = errno;
 	exec_failed(noted);
 	errno = e;
@@ -1894,18 +1888,15 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	static int (*real)(int, char *const[], char *const[]);
 	char link[64], num[32], path[4096];
 	ssize_t l;
 	int noted, r, e;
 
-	if (!real)
-		real = (int (*)(int, char *const[], char *const[]))next_symbol("fexecve");
 	cat(link, sizeof(link), "/proc/self/fd/", utoa(num + 32, (uint64_t)(fd < 0 ? 0 : fd)), "");
 	l = readlink(link, path, sizeof(path) - 1);
 	path[l > 0 ? l : 0] = 0;
 	noted = exec_note(path, 0, envp);
-	r = real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
+	r = real_fexecve ? real_fexecve(fd, argv, envp) : (errno = ENOSYS, -1);
 	e = errno;
 	exec_failed(noted);
 	errno = e;

@@ -7,20 +7,29 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
-/* 0: not code, 1: code, 2: code of the C runtime. */
-static int code_kind(uintptr_t pc, const struct ph_code_range *code, unsigned n)
+/*
+ * 0: not code, 1: code, 2: code of the C runtime. *last is the range the
+ * previous frame was found in (n: none), tried first: most frames of a
+ * walk lie in the same object as their callee, and the search for every
+ * frame was most of the walk's cost.
+ */
+static inline int code_kind(uintptr_t pc, const struct ph_code_range *code, unsigned n, unsigned *last)
 {
 	unsigned lo = 0, hi = n;
 
+	if (*last < n && pc >= code[*last].lo && pc < code[*last].hi)
+		return code[*last].runtime ? 2 : 1;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
 
-		if (pc < code[mid].lo)
+		if (pc < code[mid].lo) {
 			hi = mid;
-		else if (pc >= code[mid].hi)
+		} else if (pc >= code[mid].hi) {
 			lo = mid + 1;
-		else
+		} else {
+			*last = mid;
 			return code[mid].runtime ? 2 : 1;
+		}
 	}
 	return 0;
 }
@@ -30,7 +39,7 @@ ph_unwind_fp(uint64_t *pcs, unsigned max, uintptr_t stack_lo, uintptr_t stack_hi
 	     uintptr_t skip_lo, uintptr_t skip_hi, const struct ph_code_range *code, unsigned ncode)
 {
 	const uintptr_t *fp = __builtin_frame_address(0);
-	unsigned n = 0;
+	unsigned n = 0, last = ncode;
 	int skipping = 1, at_runtime = 0, truncated = 0;
 
 	if (max < 2)
@@ -46,13 +55,11 @@ ph_unwind_fp(uint64_t *pcs, unsigned max, uintptr_t stack_lo, uintptr_t stack_hi
 		}
 		ret = fp[1];
 		next = (const uintptr_t *)fp[0];
-		kind = code_kind(ret, code, ncode);
-		if (!kind) {
+		if (skipping && ret >= skip_lo && ret < skip_hi) {
+			/* still inside the shim, whose code this is */
+		} else if (!(kind = code_kind(ret, code, ncode, &last))) {
 			truncated = !at_runtime;
 			break;
-		}
-		if (skipping && ret >= skip_lo && ret < skip_hi) {
-			/* still inside the shim */
 		} else {
 			if (n == max - 1) {
 				truncated = 1;

@@ -67,7 +67,9 @@ static void test_unfollowed(const char *dir)
 
 	snprintf(prog, sizeof(prog), "%s/prog", dir);
 	snprintf(script, sizeof(script), "%s/script", dir);
-	TEST("unfollowed exec: environment without the shim, before anything else") {
+	TEST("unfollowed exec: --no-follow-fork, environment without the shim, before anything else") {
+		CHECK_STR(reason("/nonexistent", PH_FLAG_EXEC | PH_FLAG_EXEC_NO_FOLLOW),
+			  "--no-follow-fork: the programs it executes are not profiled");
 		CHECK_STR(reason("/nonexistent", PH_FLAG_EXEC | PH_FLAG_EXEC_NO_SHIM),
 			  "the environment it was given no longer preloads the shim");
 	}
