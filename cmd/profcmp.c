@@ -2,13 +2,11 @@
  * profcmp: compare two profiles function by function, or two benchmark
  * tables row by row, and gate regressions for CI.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "base/error.h"
 #include "base/options.h"
 #include "base/units.h"
@@ -148,75 +146,6 @@ static void parse_options(int argc, char **argv, struct config *c)
 	if (c->folded_diff && (c->human || c->force_table))
 		prof_usage_error(SYNOPSIS, "--folded-diff writes folded stacks: not with --%s",
 				 c->human ? "human" : "table");
-}
-
-/*
- * Standard input is read twice (its kind is sniffed first): spool it to
- * a temporary file, removed at exit. Returns the path to read.
- */
-static char *spooled_stdin;
-
-static void remove_spool(void)
-{
-	if (spooled_stdin)
-		unlink(spooled_stdin);
-}
-
-static const char *readable_path(const char *path)
-{
-	char buf[65536];
-	const char *dir = getenv("TMPDIR");
-	ssize_t n;
-	int fd;
-
-	if (strcmp(path, "-"))
-		return path;
-	spooled_stdin = xasprintf("%s/profcmp.XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(spooled_stdin);
-	if (fd < 0)
-		prof_die_errno("%s", spooled_stdin);
-	atexit(remove_spool);
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			prof_die_errno("<stdin>");
-		if (write(fd, buf, (size_t)n) != n)
-			prof_die_errno("%s", spooled_stdin);
-	}
-	close(fd);
-	return spooled_stdin;
-}
-
-/*
- * A table is a TSV that is not a profrec profile: its first line after
- * the metadata has a tab. Everything else is a profile.
- */
-static int looks_like_table(const char *path)
-{
-	struct prof_input *in = prof_input_open(path);
-	char buf[65536];
-	ssize_t len = 0, n;
-	const char *line;
-
-	if (!in)
-		return 0;	/* prof_profile_read reports it */
-	while (len < (ssize_t)sizeof(buf) - 1 &&
-	       (n = prof_input_read(in, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
-		len += n;
-	prof_input_close(in);
-	buf[len] = '\0';
-	if (prof_profile_detect(buf, (size_t)len, len < (ssize_t)sizeof(buf) - 1) !=
-	    PROF_PROFILE_FOLDED)
-		return 0;
-	for (line = buf; *line == '#';) {
-		const char *nl = strchr(line, '\n');
-
-		if (!nl)
-			return 0;
-		line = nl + 1;
-	}
-	return strcspn(line, "\t\n") < strcspn(line, "\n");
 }
 
 static struct prof_output *open_output(const struct config *c)
@@ -415,8 +344,10 @@ int main(int argc, char **argv)
 	prof_set_progname(argv[0]);
 	parse_options(argc, argv, &c);
 	for (int side = 0; side < 2; side++) {
-		c.paths[side] = readable_path(c.paths[side]);
-		tables[side] = c.force_table || looks_like_table(c.paths[side]);
+		/* Standard input is read twice: sniffed, then read. */
+		if (!strcmp(c.paths[side], "-"))
+			c.paths[side] = prof_spool_stdin();
+		tables[side] = c.force_table || prof_table_looks_like(c.paths[side]);
 	}
 	if (tables[0] != tables[1]) {
 		prof_warn("%s is a %s, %s a %s: they do not compare", c.paths[0],

@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "core/intern.h"
 #include "compare/table.h"
+#include "formats/profile.h"
 #include "formats/tsv.h"
 #include "io/input.h"
 #include "io/output.h"
@@ -145,6 +146,33 @@ int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
 		return -1;
 	}
 	return 0;
+}
+
+int prof_table_looks_like(const char *path)
+{
+	struct prof_input *in = prof_input_open(path);
+	char buf[65536];
+	ssize_t len = 0, n;
+	const char *line;
+
+	if (!in)
+		return 0;
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = prof_input_read(in, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	prof_input_close(in);
+	buf[len] = '\0';
+	if (prof_profile_detect(buf, (size_t)len, len < (ssize_t)sizeof(buf) - 1) !=
+	    PROF_PROFILE_FOLDED)
+		return 0;
+	for (line = buf; *line == '#';) {
+		const char *nl = strchr(line, '\n');
+
+		if (!nl)
+			return 0;
+		line = nl + 1;
+	}
+	return strcspn(line, "\t\n") < strcspn(line, "\n");
 }
 
 void prof_table_release(struct prof_table *t)

@@ -45,6 +45,14 @@ struct prof_table {
  */
 int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad);
 
+/*
+ * 1 if path holds a table rather than a profile: a TSV whose first line
+ * after the metadata has a tab and that is not a profrec sample file
+ * (formats/profile.h's detection). 0 otherwise, also when path cannot
+ * be read (the profile reader then says why).
+ */
+int prof_table_looks_like(const char *path);
+
 /* Free what prof_table_read() allocated. */
 void prof_table_release(struct prof_table *t);
 

@@ -436,3 +436,46 @@ void prof_lines_close(struct prof_lines *lr)
 	free(lr->buf);
 	free(lr);
 }
+
+static char **spooled;
+static size_t nspooled;
+
+static void remove_spooled(void)
+{
+	for (size_t i = 0; i < nspooled; i++) {
+		unlink(spooled[i]);
+		free(spooled[i]);
+	}
+	free(spooled);
+}
+
+char *prof_spool_stdin(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[65536], *path = xasprintf("%s/%s.XXXXXX", dir && *dir ? dir : "/tmp", prof_progname);
+	ssize_t n;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		prof_die_errno("%s", path);
+	if (!nspooled)
+		atexit(remove_spooled);
+	spooled = xreallocarray(spooled, nspooled + 1, sizeof(*spooled));
+	spooled[nspooled++] = path;
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			prof_die_errno("<stdin>");
+		for (ssize_t off = 0, w; off < n; off += w) {
+			w = write(fd, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0)
+				prof_die_errno("%s", path);
+		}
+	}
+	if (close(fd) < 0)
+		prof_die_errno("%s", path);
+	return path;
+}

@@ -64,6 +64,14 @@ void prof_input_close(struct prof_input *in);
  */
 char *prof_read_file(const char *path, size_t *len);
 
+/*
+ * Copy standard input to a new temporary file (mkstemp under $TMPDIR or
+ * /tmp), for a tool that must read an input twice (sniff, then read).
+ * Returns its malloc'ed path, removed at exit; dies on error (a full
+ * disk is not worth going on with).
+ */
+char *prof_spool_stdin(void);
+
 struct prof_lines;
 
 /* Open a line reader on a path (see prof_input_open); NULL on error. */

@@ -118,6 +118,15 @@ int main(void)
 		prof_table_release(&base);
 		prof_table_release(&new);
 	}
+	TEST("tables and profiles told apart") {
+		CHECK(prof_table_looks_like(put(0, "# source=x\ncodec\tmb_per_s\nz\t1\n")));
+		CHECK(prof_table_looks_like(put(0, "parse\t100\n")));
+		CHECK(!prof_table_looks_like(put(0, "a;b;c 10\na;b 5\n")));
+		CHECK(!prof_table_looks_like(put(0, "# unit=ns\nmain;f 1\n")));
+		CHECK(!prof_table_looks_like(put(0, "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n"
+						    "1\t1\t1\ta\t0\tcpu-clock\t1\t0\tmain\n")));
+		CHECK(!prof_table_looks_like("/nonexistent/x"));
+	}
 	TEST("functions: shares, raw weights, verdicts, callers left out") {
 		struct prof_stacks b, nw;
 		struct prof_functions f;
