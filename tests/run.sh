@@ -31,8 +31,16 @@ run_one() {
 
 cd "$TOP" || exit 1
 tests=()
-for t in "$BUILD"/tests/unit/*/test_*; do
-	[ -x "$t" ] && [ -f "$t" ] && tests+=("$(basename "$t")|$t")
+# The unit tests of today's sources (a build directory may keep the
+# binaries of tests since removed or renamed).
+for src in tests/unit/*/test_*.c; do
+	[ -f "$src" ] || continue
+	t=$BUILD/${src%.c}
+	if [ -x "$t" ]; then
+		tests+=("$(basename "$t")|$t")
+	else
+		tests+=("$(basename "$t")|echo FAIL $(basename "$t"): not built: $t")
+	fi
 done
 for t in tests/*.sh; do
 	case $t in tests/lib.sh|tests/check.sh|tests/run.sh) continue ;; esac
