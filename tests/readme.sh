@@ -211,6 +211,21 @@ while IFS= read -r cmd; do
 		# GPUs and backends found; without any, a message and exit 1.
 		if [ "$STATUS" = 0 ]; then [ -s .out ] || { ok=0; why="exit 0 but nothing listed"; }
 		else status 1 && has .err 'no GPU' || ok=0; fi ;;
+	'bin/proftools-profile all -o prof -- ./app')
+		status 0 && [ -s prof/index.html ] && has prof/index.html '<section id="memory">' &&
+			has prof/memory-leak.folded leak_phase && has .out "app: threads done" || ok=0 ;;
+	'bin/proftools-profile compare -o cmp prof prof')
+		status 0 && has cmp/index.html '<section id="compare">' && [ -s cmp/compare-memory-leak-diff.svg ] || ok=0 ;;
+	'bin/profrec --folded -- ./app >app2.folded')
+		status 0 && folded_ok app2.folded header && has app2.folded work_hot || ok=0 ;;
+	'bin/profcmp --human app.folded app2.folded')
+		status 0 && has .out spin && ! grep -q "$(printf '\t')" .out || { ok=0; why=${why:-"tabs in the aligned table"}; } ;;
+	'bin/profcmp --folded-diff app.folded app2.folded | bin/profflame --diff >cmp.svg')
+		status 0 && xml_ok cmp.svg && has cmp.svg work_hot || ok=0 ;;
+	'bin/profcmp --fail-above 25 --min-delta 1 app.folded app2.folded')
+		# two runs of one program: it passes, or names what moved
+		if [ "$STATUS" = 1 ]; then has .err 'regressed by more than 25%' || ok=0
+		else status 0 && "$TSVCHECK" profcmp-functions .out >/dev/null 2>&1 || { ok=0; why=${why:-"not profcmp-functions TSV"}; }; fi ;;
 	'bin/profcompress -l')
 		status 0 && has .out zstd && has .out lz4 || ok=0 ;;
 	'bin/profcompress -e fast --human app.tsv')
