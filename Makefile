@@ -193,6 +193,10 @@ check: deps
 		SANITIZE=address,undefined
 	@MAKE="$(MAKE)" ./tests/check.sh $(BUILD) $(BINDIR) $(SAN_BUILD) $(SAN_BUILD)/bin
 
+# README's picture of a report (committed; redrawn with make doc).
+doc: all
+	@./scripts/doc-report.sh $(BINDIR) doc/report.png
+
 demo: deps all
 	@./scripts/demo.sh $(BINDIR)
 
@@ -253,7 +257,7 @@ clean:
 	rm -rf $(BUILD) $(BINDIR)
 
 FORCE:
-.PHONY: all check deps demo bench install uninstall clean lint-man tests-build FORCE
+.PHONY: all check deps demo doc bench install uninstall clean lint-man tests-build FORCE
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_SRC:%.c=$(BUILD)/%.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(TTOOL_SRC:%.c=$(BUILD)/%.d)

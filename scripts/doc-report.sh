@@ -1,0 +1,26 @@
+#!/bin/sh
+# make doc/report.png: README's picture of a report. Profiles the demo
+# program (tests/demo/app.c: threads, a peak, leaks) with proftools-profile
+# in every mode, then has headless Chromium photograph the page.
+#   scripts/doc-report.sh [BINDIR [OUT.png]]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-bin}
+case $bin in /*) ;; *) bin=$top/$bin ;; esac
+png=${2:-$top/doc/report.png}
+work=$(mktemp -d "${TMPDIR:-/tmp}/proftools-doc.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+chromium=
+for c in chromium chromium-browser google-chrome; do
+	command -v "$c" >/dev/null 2>&1 && { chromium=$c; break; }
+done
+[ -n "$chromium" ] || { echo "doc-report: chromium is needed for the screenshot" >&2; exit 1; }
+${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o "$work/app" "$top/tests/demo/app.c"
+cd "$work"
+APP_SECONDS=0.5 PROFTOOLS_BIN=$bin sh "$top/scripts/profile.sh" all -q -o report -- ./app >/dev/null
+mkdir -p "$(dirname "$png")"
+timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$work/chromium" --hide-scrollbars --window-size=1280,1800 \
+	--virtual-time-budget=5000 --screenshot="$png" "file://$work/report/index.html" >/dev/null 2>&1
+[ -s "$png" ] || { echo "doc-report: no screenshot written" >&2; exit 1; }
+echo "$png"
