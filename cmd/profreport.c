@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "base/error.h"
 #include "base/options.h"
 #include "base/xalloc.h"
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
 	char *path = NULL;
 	struct prof_output *o;
 	unsigned long bad = 0;
+	struct stat st;
 	int c, rval = PROF_EXIT_OK;
 
 	prof_set_progname(argv[0]);
@@ -57,11 +59,21 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		prof_usage_error(SYNOPSIS, argc == optind ? "no directory" : "one directory only");
+	if (stat(argv[optind], &st) < 0) {
+		prof_warn_errno("%s", argv[optind]);
+		return PROF_EXIT_FAIL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		prof_warn("%s: not a directory", argv[optind]);
+		return PROF_EXIT_FAIL;
+	}
 	if (!output)
 		output = path = xasprintf("%s/index.html", argv[optind]);
 	o = prof_output_open(output, PROF_OUT_ATOMIC, PROF_COMP_NONE);
-	if (!o)
+	if (!o) {
+		free(path);
 		return PROF_EXIT_FAIL;
+	}
 	if (prof_report_write(argv[optind], o, &bad) < 0) {
 		prof_output_abort(o);
 		rval = PROF_EXIT_FAIL;

@@ -83,7 +83,8 @@ check_status "-o - writes the page to stdout" 0 sh -c "'$R' -o - '$D' | grep -q 
 mkdir -p "$TMP/empty"
 check_error "an empty directory: nothing to report" 1 'nothing to report' "$R" "$TMP/empty"
 [ -f "$TMP/empty/index.html" ] && fail "no page left behind for nothing" || pass "no page left behind for nothing"
-check_error "a missing directory" 1 'nosuch' "$R" "$TMP/nosuch"
+check_error "a missing directory" 1 'nosuch: No such file or directory' "$R" "$TMP/nosuch"
+check_error "a file is not a directory" 1 'run.meta: not a directory' "$R" "$D/run.meta"
 check_error "no directory is a usage error" 2 'no directory' "$R"
 check_error "two directories are a usage error" 2 'one directory only' "$R" "$D" "$D"
 

@@ -62,7 +62,8 @@ static int list_dir(const char *dir, struct files *f)
 		f->names[f->n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(f->names, f->n, sizeof(*f->names), cmp_name);
+	if (f->n)
+		qsort(f->names, f->n, sizeof(*f->names), cmp_name);
 	f->used = xcalloc(f->n + 1, sizeof(*f->used));
 	return 0;
 }
