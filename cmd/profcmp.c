@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,16 +172,39 @@ static void say_verdict(const struct config *c, struct prof_output *o, unsigned 
 
 /* ---- profiles ---- */
 
-static int read_profile(const struct config *c, int side, struct prof_stacks *t,
-			struct prof_meta *meta)
+struct side {
+	const struct config *c;
+	int side, rc;
+	struct prof_stacks *t;
+	struct prof_meta *meta;
+};
+
+static void *read_side(void *arg)
 {
+	struct side *s = arg;
 	struct prof_profile_opts o;
 
 	prof_profile_opts_init(&o);
-	o.event = c->event;
+	o.event = s->c->event;
 	/* The base of --folded-diff gets the new weights as a second column. */
-	prof_stacks_init(t, c->folded_diff && side == 0 ? 2 : 1);
-	return prof_profile_read(c->paths[side], &o, t, meta, NULL);
+	prof_stacks_init(s->t, s->c->folded_diff && s->side == 0 ? 2 : 1);
+	s->rc = prof_profile_read(s->c->paths[s->side], &o, s->t, s->meta, NULL);
+	return NULL;
+}
+
+/* Both profiles, read at the same time (they share nothing). */
+static int read_profiles(const struct config *c, struct prof_stacks t[2], struct prof_meta m[2])
+{
+	struct side s[2] = { { c, 0, 0, &t[0], &m[0] }, { c, 1, 0, &t[1], &m[1] } };
+	pthread_t other;
+	int threaded = pthread_create(&other, NULL, read_side, &s[1]) == 0;
+
+	read_side(&s[0]);
+	if (threaded)
+		pthread_join(other, NULL);
+	else
+		read_side(&s[1]);
+	return s[0].rc < 0 || s[1].rc < 0 ? -1 : 0;
 }
 
 /* Profiles of different units (samples and bytes) do not compare. */
@@ -234,9 +258,8 @@ static int compare_profiles(const struct config *c)
 	int rval = PROF_EXIT_OK;
 	unsigned long failed = 0;
 
-	for (int side = 0; side < 2; side++)
-		if (read_profile(c, side, &t[side], &m[side]) < 0)
-			rval = PROF_EXIT_FAIL;
+	if (read_profiles(c, t, m) < 0)
+		rval = PROF_EXIT_FAIL;
 	if (!units_match(c, m)) {
 		rval = PROF_EXIT_FAIL;
 		goto out;

@@ -136,7 +136,7 @@ static void warn_window_empty(const struct prof_profile_opts *o, const struct wi
 static const char *perf_unit(const struct prof_perfscript_ctx *ctx,
 			     const struct prof_perfscript_stats *st, int counts)
 {
-	static char buf[64];
+	static _Thread_local char buf[64];	/* profcmp reads two inputs at once */
 	size_t n;
 
 	if (counts || !st->weighted)
