@@ -201,7 +201,7 @@ demo: deps all
 	@./scripts/demo.sh $(BINDIR)
 
 # Benchmarks against the reference tools (not tests: timings, noisy).
-BENCHES := fold flame rec heap gpu compress cmp report
+BENCHES := fold flame rec heap gpu host compress cmp report
 bench: all
 	@./scripts/install-deps.sh --bench
 	@failed=; for b in $(BENCHES); do echo "== tests/bench/$$b.sh"; \

@@ -17,14 +17,16 @@
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "gpu/gpu.h"
+#include "gpu/host.h"
 #include "gpu/sampler.h"
 #include "io/output.h"
 
 #define SYNOPSIS                                                               \
 	"profgpu [-lqv] [-b backend[,backend]] [-c count] [-d duration]\n"      \
 	"               [-g index[,index]] [-i interval] [-o file] [--alert expr]\n" \
-	"               [--fail-on-alert] [--processes file] [--summary]\n"      \
-	"               [--tegrastats file] [--] [command [arg ...]]"
+	"               [--fail-on-alert] [--host] [--host-output file]\n"       \
+	"               [--processes file] [--summary] [--tegrastats file]\n"    \
+	"               [--] [command [arg ...]]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -43,6 +45,11 @@ static const char help_text[] =
 	"      --alert=expr       warn when expr (temp>85, mem>95%, util<10,\n"
 	"                         power>250W ...) becomes true; repeatable\n"
 	"      --fail-on-alert    exit 1 if an alert fired and command succeeded\n"
+	"      --host             sample the host and command's process tree, not\n"
+	"                         GPUs: CPU, RSS, threads, faults, I/O, network,\n"
+	"                         temperature (schema profgpu-host); alerts rss>2G,\n"
+	"                         cpu>90%, host_cpu, swap, threads, temp\n"
+	"      --host-output=file  the host timeline too, beside the GPUs'\n"
 	"      --processes=file   per-process GPU use of command's process tree\n"
 	"                         (schema profgpu-processes) to file\n"
 	"      --summary          write only the per-GPU summary as TSV\n"
@@ -55,6 +62,8 @@ static const char help_text[] =
 enum {
 	OPT_ALERT = 0x100,
 	OPT_FAIL_ON_ALERT,
+	OPT_HOST,
+	OPT_HOST_OUTPUT,
 	OPT_PROCESSES,
 	OPT_SUMMARY,
 	OPT_TEGRASTATS,
@@ -68,6 +77,8 @@ static const struct option long_options[] = {
 	{ "fail-on-alert", no_argument, NULL, OPT_FAIL_ON_ALERT },
 	{ "gpu", required_argument, NULL, 'g' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "host", no_argument, NULL, OPT_HOST },
+	{ "host-output", required_argument, NULL, OPT_HOST_OUTPUT },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
@@ -88,6 +99,8 @@ struct profgpu {
 	const char *gpu_list;
 	const char *output;
 	const char *procs_path;
+	const char *host_path;		/* --host-output */
+	int host_only;			/* --host */
 	int summary_only;
 	int fail_on_alert;
 	int list;
@@ -98,6 +111,8 @@ struct profgpu {
 	struct prof_gpu_sampler smp;
 	struct prof_output *out;	/* timeline or summary */
 	struct prof_output *procs_out;
+	struct prof_output *host_out;	/* --host-output */
+	struct prof_host host;
 };
 
 #define usage_error(...) prof_usage_error(SYNOPSIS, __VA_ARGS__)
@@ -238,6 +253,12 @@ static int parse_options(struct profgpu *pg, int argc, char **argv)
 		case OPT_SUMMARY:
 			pg->summary_only = 1;
 			break;
+		case OPT_HOST:
+			pg->host_only = 1;
+			break;
+		case OPT_HOST_OUTPUT:
+			pg->host_path = optarg;
+			break;
 		case OPT_TEGRASTATS:
 			pg->find.tegrastats_input = optarg;
 			break;
@@ -266,12 +287,24 @@ static int open_outputs(struct profgpu *pg)
 			return -1;
 		}
 	}
+	if (pg->host_path) {
+		pg->host_out = prof_output_open(pg->host_path, PROF_OUT_STREAM,
+						prof_compression_from_suffix(pg->host_path));
+		if (!pg->host_out) {
+			prof_output_abort(pg->out);
+			if (pg->procs_out)
+				prof_output_abort(pg->procs_out);
+			return -1;
+		}
+	}
 	return 0;
 }
 
 /* Say what was found, or that nothing was. */
 static void report_devices(const struct profgpu *pg, const struct prof_buf *why, int argc)
 {
+	if (pg->host_only)
+		return;
 	if (pg->smp.nact == 0)
 		prof_warn("no GPU found (%s); %s", why->data,
 			  argc ? "running the command without GPU samples" : "nothing to sample");
@@ -298,7 +331,7 @@ static int run(struct profgpu *pg, int argc, char **argv, int *rval)
 			(pg->procs_path && strcmp(pg->procs_path, "-") == 0);
 
 	if (!argc) {
-		if (pg->smp.nact)
+		if (pg->smp.nact || pg->smp.cfg.host)
 			prof_gpu_sampler_run(&pg->smp, NULL, NULL);
 		else
 			*rval = PROF_EXIT_FAIL;
@@ -353,6 +386,9 @@ int main(int argc, char **argv)
 			usage_error("-l takes no command%s", "");
 		return do_list(&pg);
 	}
+	if (pg.host_only && (pg.summary_only || pg.procs_path || pg.find.tegrastats_input || pg.gpu_list))
+		usage_error("--host samples no GPU: not with --%s", pg.summary_only ? "summary" :
+			    pg.procs_path ? "processes" : pg.gpu_list ? "gpu" : "tegrastats");
 	if (pg.procs_path && (!pg.output || strcmp(pg.output, "-") == 0) &&
 	    strcmp(pg.procs_path, "-") == 0)
 		usage_error("--processes %s: the timeline already goes to stdout (use -o)",
@@ -361,7 +397,9 @@ int main(int argc, char **argv)
 	if (env && *env && strcmp(env, "0") != 0 && argc)
 		usage_error("PROFGPU_TEST_VIRTUAL_TIME needs no command%s", "");
 
-	discover(&pg, &why, 1);
+	if (!pg.host_only)
+		discover(&pg, &why, 1);
+	prof_host_init(&pg.host, 0);
 	if (pg.gpu_list)
 		check_gpu_list(&pg, NULL);	/* the ranges, before any output exists */
 	if (open_outputs(&pg) < 0) {
@@ -372,6 +410,8 @@ int main(int argc, char **argv)
 		.interval_ns = pg.find.interval_ns, .count = pg.count,
 		.duration_ns = pg.duration_ns, .alerts = pg.alerts, .nalerts = pg.nalerts,
 		.out = pg.out, .procs_out = pg.procs_out, .summary_only = pg.summary_only,
+		.host = pg.host_only || pg.host_path ? &pg.host : NULL,
+		.host_out = pg.host_only ? pg.out : pg.host_out, .host_only = pg.host_only,
 		.virtual_time = env && *env && strcmp(env, "0") != 0 });
 	select_gpus(&pg);
 	prof_gpu_sampler_write_headers(&pg.smp);
@@ -381,13 +421,18 @@ int main(int argc, char **argv)
 	status = run(&pg, argc, argv, &rval);
 	rval |= report_bad_input(&pg, argc);
 	prof_gpu_sampler_write_summary(&pg.smp);
+	if (pg.smp.cfg.host)
+		prof_host_report(&pg.host);
 	if (prof_output_close(pg.out) < 0)
+		prof_gpu_sampler_output_error(&pg.smp);
+	if (pg.host_out && prof_output_close(pg.host_out) < 0)
 		prof_gpu_sampler_output_error(&pg.smp);
 	if (pg.procs_out && prof_output_close(pg.procs_out) < 0)
 		prof_gpu_sampler_output_error(&pg.smp);
 	if (pg.smp.out_failed || (pg.smp.alerts_fired && pg.fail_on_alert))
 		rval = PROF_EXIT_FAIL;
 	prof_gpu_sampler_release(&pg.smp);
+	prof_host_release(&pg.host);
 	prof_gpu_set_release(&pg.set);
 	free(pg.alerts);
 	if (argc)

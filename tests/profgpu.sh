@@ -64,11 +64,11 @@ else
 fi
 check_error "unknown option" 2 '^usage: profgpu' "$P" --bogus
 # The synopsis ends the message: no blank line after it.
-same "usage error ends with the synopsis" "[--tegrastats file] [--] [command [arg ...]]" \
+same "usage error ends with the synopsis" "[--] [command [arg ...]]" \
 	"$(tail -c 200 "$TMP/stderr" | sed -n '$p' | sed 's/^ *//')"
 run "$P" -h
 same "help: the synopsis is followed by the description" "timeline (prof-formats(5), schema profgpu-timeline)." \
-	"$(sed -n 6p "$TMP/stdout")"
+	"$(sed -n 7p "$TMP/stdout")"
 check_error "bad interval" 2 'profgpu: -i: bad interval' "$P" -i 0 -- true
 check_error "bad interval unit" 2 'profgpu: -i: bad interval' "$P" -i 10parsecs -- true
 check_error "bad duration" 2 'profgpu: -d: bad duration' "$P" -d -1 -- true
@@ -571,3 +571,83 @@ check "Jetson listed" 0 "$(printf '0\ttegrastats\tNVIDIA Jetson AGX Orin Develop
 # signals for its signalfd).
 check_sigstate "command starts with the dispositions and mask profgpu started with" \
 	"$P" -q -o "$TMP/sig.tsv" --
+
+# ---- the host monitor (--host, --host-output) ----
+cat >"$TMP/hog.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+/* N threads spin for S seconds with M MiB touched, then sleep 0.6 s. */
+static double secs;
+static void *spin(void *a)
+{
+	volatile unsigned long x = 0;
+	struct timespec t0, t;
+
+	(void)a;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	size_t mb = (size_t)atoi(argv[1]);
+	int n = atoi(argv[2]);
+	pthread_t th[16];
+	char *p = malloc(mb << 20);
+
+	(void)argc;
+	secs = atof(argv[3]);
+	memset(p, 1, mb << 20);
+	for (int i = 1; i < n; i++)
+		pthread_create(&th[i], NULL, spin, NULL);
+	spin(NULL);
+	for (int i = 1; i < n; i++)
+		pthread_join(th[i], NULL);
+	usleep(600000);
+	return p[mb] == 1 ? 0 : 1;
+}
+EOF
+if ! cc -O1 -pthread -o "$TMP/hog" "$TMP/hog.c" 2>"$TMP/cc.err"; then
+	fail "host: build the test program" "$(head -c 200 "$TMP/cc.err")"
+else
+	run "$P" --host -i 50ms -o "$TMP/host.tsv" --alert 'rss>100M' -- "$TMP/hog" 200 4 0.6
+	validate_tsv "--host: valid profgpu-host TSV" profgpu-host "$TMP/host.tsv"
+	peak=$(awk -F'\t' 'NR > 1 && $6 != "" && $6 > m { m = $6 } END { printf "%d", m / 1048576 }' "$TMP/host.tsv")
+	threads=$(awk -F'\t' 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$TMP/host.tsv")
+	# busy: while it spins (0.1 to 0.5 s); idle: its sleep (0.85 to 1.1 s)
+	busy=$(awk -F'\t' '$1 > 1e8 && $1 < 5e8 && $4 != "" { n++; s += $4 } END { printf "%d", n ? s / n : 0 }' "$TMP/host.tsv")
+	idle=$(awk -F'\t' '$1 > 8.5e8 && $1 < 1.1e9 && $2 != "" && $4 != "" { n++; s += $4 } END { printf "%d", n ? s / n : 999 }' "$TMP/host.tsv")
+	cores=$(nproc)
+	want_busy=$(( (cores < 4 ? cores : 4) * 100 * 6 / 10 ))
+	if [ "$STATUS" = 0 ] && [ "$peak" -ge 190 ] && [ "$threads" = 4 ] && [ "$busy" -ge "$want_busy" ] && [ "$idle" -le 10 ]; then
+		pass "--host: RSS peak $peak MiB, 4 threads, CPU ${busy}% while spinning, ${idle}% asleep"
+	else
+		fail "--host: tree figures" "exit $STATUS, peak $peak MiB, $threads threads, busy $busy% (want >= $want_busy), idle $idle%"
+	fi
+	if grep -Eq '^profgpu: alert: host: rss>100M: [0-9.]+ MiB at ' "$TMP/stderr" &&
+		[ "$(grep -c 'alert: host' "$TMP/stderr")" = 1 ] &&
+		grep -q 'peak RSS 2[0-9][0-9] MiB' "$TMP/stderr" && ! grep -q 'no GPU found' "$TMP/stderr"; then
+		pass "--host: the rss alert fires once, the summary names the peak, no GPU warning"
+	else
+		fail "--host: alert and summary" "$(head -c 400 "$TMP/stderr" | tr '\n' '|')"
+	fi
+	check_status "--host: --fail-on-alert exits 1 when rss>100M fired" 1 \
+		"$P" --host -q -o "$TMP/host3.tsv" --alert 'rss>100M' --fail-on-alert -- "$TMP/hog" 150 1 0.1
+	run "$P" -q -o "$TMP/gpu2.tsv" --host-output "$TMP/host2.tsv" -- "$TMP/hog" 50 1 0.1
+	if [ "$STATUS" = 0 ] && head -n 1 "$TMP/gpu2.tsv" | grep -q '^time_ns	gpu	' &&
+		head -n 1 "$TMP/host2.tsv" | grep -q '^time_ns	procs	threads	cpu_pct' &&
+		[ "$(grep -vc '^time_ns' "$TMP/host2.tsv")" -ge 5 ]; then
+		pass "--host-output: the host timeline beside the GPU one"
+	else
+		fail "--host-output" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+check_error "--host with --summary is a usage error" 2 'not with --summary' "$P" --host --summary -- true
+check_error "a host alert with a bad size" 2 "bad size 'lots'" "$P" --host --alert 'rss>lots' -- true

@@ -226,6 +226,9 @@ while IFS= read -r cmd; do
 		# two runs of one program: it passes, or names what moved
 		if [ "$STATUS" = 1 ]; then has .err 'regressed by more than 25%' || ok=0
 		else status 0 && "$TSVCHECK" profcmp-functions .out >/dev/null 2>&1 || { ok=0; why=${why:-"not profcmp-functions TSV"}; }; fi ;;
+	"bin/profgpu --host -o host.tsv --alert 'rss>2G' -- ./app")
+		status 0 && tsv_ok profgpu-host host.tsv && has .out "app: threads done" &&
+			has .err 'peak RSS' || ok=0 ;;
 	'bin/profcompress -l')
 		status 0 && has .out zstd && has .out lz4 || ok=0 ;;
 	'bin/profcompress -e fast --human app.tsv')

@@ -102,6 +102,23 @@ static const struct prof_tsv_column profcompress_results[] = {
 	{ "flags", PROF_TSV_TEXT },
 };
 
+static const struct prof_tsv_column profgpu_host[] = {
+	{ "time_ns", PROF_TSV_INT },
+	{ "procs", PROF_TSV_OPTINT },
+	{ "threads", PROF_TSV_OPTINT },
+	{ "cpu_pct", PROF_TSV_OPTNUM },
+	{ "host_cpu_pct", PROF_TSV_OPTNUM },
+	{ "rss_bytes", PROF_TSV_OPTINT },
+	{ "swap_bytes", PROF_TSV_OPTINT },
+	{ "major_faults_per_s", PROF_TSV_OPTNUM },
+	{ "ctx_switches_per_s", PROF_TSV_OPTNUM },
+	{ "read_bytes_per_s", PROF_TSV_OPTNUM },
+	{ "write_bytes_per_s", PROF_TSV_OPTNUM },
+	{ "net_rx_bytes_per_s", PROF_TSV_OPTNUM },
+	{ "net_tx_bytes_per_s", PROF_TSV_OPTNUM },
+	{ "temp_c", PROF_TSV_OPTNUM },
+};
+
 static const struct prof_tsv_column profcmp_functions[] = {
 	{ "function", PROF_TSV_TEXT },
 	{ "base_self", PROF_TSV_NUM },
@@ -137,6 +154,7 @@ static const struct prof_tsv_schema schemas[] = {
 	{ "profgpu-timeline", COLS(profgpu_timeline) },
 	{ "profgpu-processes", COLS(profgpu_processes) },
 	{ "profgpu-summary", COLS(profgpu_summary) },
+	{ "profgpu-host", COLS(profgpu_host) },
 	{ "profcompress", COLS(profcompress_results) },
 	{ "profcmp-functions", COLS(profcmp_functions) },
 	{ "profcmp-table", COLS(profcmp_table) },
@@ -144,5 +162,5 @@ static const struct prof_tsv_schema schemas[] = {
 
 const struct prof_tsv_schema *const prof_tsv_schemas[] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3],
-	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], NULL,
+	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], &schemas[9], NULL,
 };

@@ -414,6 +414,9 @@ enum prof_gpu_metric {
 	PROF_GPU_M_UTIL, PROF_GPU_M_MEM_UTIL, PROF_GPU_M_MEM, PROF_GPU_M_TEMP,
 	PROF_GPU_M_POWER, PROF_GPU_M_ENERGY, PROF_GPU_M_SM_CLOCK,
 	PROF_GPU_M_MEM_CLOCK,
+	/* The host monitor's (host.h); temp is also the hottest thermal zone. */
+	PROF_GPU_M_RSS, PROF_GPU_M_SWAP, PROF_GPU_M_CPU, PROF_GPU_M_HOST_CPU,
+	PROF_GPU_M_THREADS,
 };
 
 /* "temp>85", "mem>95%", "mem>=20GiB", "util<10", "power>250W". */
@@ -426,14 +429,20 @@ struct prof_gpu_alert {
 };
 
 /*
- * Parse an alert expression METRIC OP VALUE[UNIT]: metrics util,
- * mem_util, mem, temp, power, energy, sm_clock, mem_clock; OP one of >
- * >= < <=; units: % (util, mem_util; for mem: percent of total), a size
- * suffix for mem (K, M, G, KiB ...: bytes), C for temp, W for power, J
- * for energy, MHz for clocks. Returns 0, or -1 with the reason written
- * into err (size n).
+ * Parse an alert expression METRIC OP VALUE[UNIT]: GPU metrics util,
+ * mem_util, mem, temp, power, energy, sm_clock, mem_clock; host monitor
+ * metrics (host.h) rss, swap (the command's tree), cpu (the tree, % of
+ * one core), host_cpu (% of all cores), threads, and temp (the hottest
+ * thermal zone). OP one of > >= < <=; units: % (util, mem_util, cpu,
+ * host_cpu; for mem: percent of total), a size suffix for mem, rss and
+ * swap (K, M, G, KiB ...: bytes), C for temp, W for power, J for energy,
+ * MHz for clocks. Returns 0, or -1 with the reason written into err
+ * (size n).
  */
 int prof_gpu_alert_parse(const char *text, struct prof_gpu_alert *a, char *err, size_t n);
+
+/* a's comparison applied to v: 1 when it holds, else 0. */
+int prof_gpu_alert_compare(const struct prof_gpu_alert *a, double v);
 
 /*
  * Evaluate a on s: 1 when the condition holds, 0 when not, -1 when the

@@ -42,6 +42,8 @@ void prof_gpu_sampler_init(struct prof_gpu_sampler *s, struct prof_gpu_set *set,
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
 	s->set = set;
+	if (cfg->host)
+		s->host_alert_on = xcalloc(cfg->nalerts + 1, 1);
 }
 
 void prof_gpu_sampler_add(struct prof_gpu_sampler *s, struct prof_gpu_dev *d)
@@ -62,6 +64,8 @@ void prof_gpu_sampler_release(struct prof_gpu_sampler *s)
 	for (size_t i = 0; i < s->nact; i++)
 		free(s->act[i].alert_on);
 	free(s->act);
+	free(s->host_alert_on);
+	s->host_alert_on = NULL;
 	s->act = NULL;
 	s->nact = s->act_cap = 0;
 }
@@ -85,10 +89,15 @@ void prof_gpu_sampler_write_headers(struct prof_gpu_sampler *s)
 	if (s->cfg.procs_out)
 		prof_output_puts(s->cfg.procs_out,
 				 prof_tsv_header(prof_tsv_schema_find("profgpu-processes")));
-	if (!s->cfg.summary_only)
+	if (!s->cfg.summary_only && !s->cfg.host_only)
 		prof_output_puts(s->cfg.out,
 				 prof_tsv_header(prof_tsv_schema_find("profgpu-timeline")));
+	if (s->cfg.host_out)
+		prof_output_puts(s->cfg.host_out,
+				 prof_tsv_header(prof_tsv_schema_find("profgpu-host")));
 	if (prof_output_flush(s->cfg.out) < 0)
+		prof_gpu_sampler_output_error(s);
+	if (s->cfg.host_out && s->cfg.host_out != s->cfg.out && prof_output_flush(s->cfg.host_out) < 0)
 		prof_gpu_sampler_output_error(s);
 }
 
@@ -116,33 +125,6 @@ void prof_gpu_sampler_write_summary(struct prof_gpu_sampler *s)
 }
 
 /* ---- per-process attribution ---- */
-
-/* The parent of pid from /proc/PID/stat, or -1. */
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	long ppid;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (prof_read_small_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
-		return -1;
-	return (pid_t)ppid;
-}
-
-int prof_gpu_pid_in_tree(pid_t pid, pid_t root, pid_t self)
-{
-	/* A bounded walk: pid chains are short, and a loop must not hang us. */
-	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
-		if (pid == root || pid == self)
-			return 1;
-		pid = parent_of(pid);
-	}
-	return 0;
-}
 
 static void mark_lost(struct prof_gpu_active *a, uint64_t time_ns)
 {
@@ -189,14 +171,19 @@ static const char *alert_value(char *buf, size_t n, const struct prof_gpu_alert 
 {
 	size_t len;
 
-	if (a->metric == PROF_GPU_M_MEM && !a->percent)
+	if ((a->metric == PROF_GPU_M_MEM && !a->percent) || a->metric == PROF_GPU_M_RSS ||
+	    a->metric == PROF_GPU_M_SWAP)
 		return prof_fmt_bytes(buf, n, v);
 	len = prof_gpu_format_num(buf, n, v, 3);
 	switch (a->metric) {
 	case PROF_GPU_M_UTIL:
 	case PROF_GPU_M_MEM_UTIL:
 	case PROF_GPU_M_MEM:
+	case PROF_GPU_M_CPU:
+	case PROF_GPU_M_HOST_CPU:
 		snprintf(buf + len, n - len, "%%");
+		break;
+	case PROF_GPU_M_THREADS:
 		break;
 	case PROF_GPU_M_TEMP:
 		snprintf(buf + len, n - len, " C");
@@ -258,12 +245,42 @@ static void maybe_flush(struct prof_gpu_sampler *s, uint64_t now, int force)
 		prof_gpu_sampler_output_error(s);
 	if (s->cfg.procs_out && prof_output_flush(s->cfg.procs_out) < 0)
 		prof_gpu_sampler_output_error(s);
+	if (s->cfg.host_out && s->cfg.host_out != s->cfg.out &&
+	    prof_output_flush(s->cfg.host_out) < 0)
+		prof_gpu_sampler_output_error(s);
 }
 
-/* Sample every polled device once at time_ns. */
+/* The host monitor's row and alerts at time_ns. */
+static void round_host(struct prof_gpu_sampler *s, uint64_t time_ns)
+{
+	struct prof_host_sample hs;
+	char row[512], val[64], t[32];
+
+	prof_host_sample(s->cfg.host, time_ns, &hs);
+	out_write(s, s->cfg.host_out, row, prof_host_row(&hs, row, sizeof(row)));
+	for (size_t i = 0; i < s->cfg.nalerts; i++) {
+		const struct prof_gpu_alert *al = &s->cfg.alerts[i];
+		double v;
+		int r = prof_host_alert_eval(al, &hs, &v);
+
+		if (r < 0)
+			continue;	/* a GPU metric, or none in this sample */
+		if (r && !s->host_alert_on[i]) {
+			prof_warn("alert: host: %s: %s at %s", al->text, alert_value(val, sizeof(val), al, v),
+				  prof_fmt_duration(t, sizeof(t), (double)time_ns / 1e9));
+			s->alerts_fired = 1;
+		}
+		s->host_alert_on[i] = (unsigned char)r;
+	}
+}
+
+/* Sample every polled device (and the host) once at time_ns. */
 static void round_polled(struct prof_gpu_sampler *s, uint64_t time_ns)
 {
 	struct prof_gpu_sample sm;
+
+	if (s->cfg.host && !s->host_done)
+		round_host(s, time_ns);
 
 	for (size_t i = 0; i < s->nact; i++) {
 		struct prof_gpu_active *a = &s->act[i];
@@ -313,6 +330,8 @@ static void drain_push(struct prof_gpu_sampler *s, struct prof_gpu_active *a, ui
 
 static int polled_left(const struct prof_gpu_sampler *s)
 {
+	if (s->cfg.host && !s->host_done)
+		return 1;
 	for (size_t i = 0; i < s->nact; i++)
 		if (!prof_gpu_is_push(s->act[i].dev) && !s->act[i].done)
 			return 1;
@@ -448,6 +467,7 @@ static void on_tick(struct prof_gpu_sampler *s, struct loop *l)
 		for (size_t i = 0; i < s->nact; i++)
 			if (!prof_gpu_is_push(s->act[i].dev))
 				s->act[i].done = 1;
+		s->host_done = 1;
 	}
 	maybe_flush(s, now, 0);
 }
@@ -498,6 +518,8 @@ int prof_gpu_sampler_run(struct prof_gpu_sampler *s, struct prof_child *cmd, con
 	struct loop l = { .tfd = -1 };
 
 	s->child = cmd ? cmd->pid : 0;
+	if (s->cfg.host)
+		prof_host_set_root(s->cfg.host, s->child);
 	l.sigfd = signals_to_fd();
 	s->t0 = prof_now_ns();
 	s->last_flush = s->t0;

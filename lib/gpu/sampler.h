@@ -20,6 +20,9 @@
  * its arrival time; a recorded push device's sample with its stamp less
  * the first stamp, or k * interval when the input has no stamps.
  *
+ * With cfg.host, the host monitor (host.h) is read in every polled round
+ * too, watching the command's tree, its rows going to cfg.host_out.
+ *
  * Lifecycle: prof_gpu_sampler_init, prof_gpu_sampler_add per device,
  * prof_gpu_sampler_write_headers, prof_gpu_sampler_run,
  * prof_gpu_sampler_write_summary, then (after the caller closed the
@@ -29,6 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gpu/gpu.h"
+#include "gpu/host.h"
 
 struct prof_output;
 struct prof_child;
@@ -45,6 +49,14 @@ struct prof_gpu_sampler_config {
 	struct prof_output *out;
 	struct prof_output *procs_out;	/* profgpu-processes rows, or NULL */
 	int summary_only;		/* no timeline rows */
+	/*
+	 * The host monitor (host.h), sampled with the polled devices, its
+	 * profgpu-host rows to host_out; or NULL. host_only: out is the
+	 * host timeline (no GPU timeline header).
+	 */
+	struct prof_host *host;
+	struct prof_output *host_out;
+	int host_only;
 	/*
 	 * The test clock: with no command and no push device, polled
 	 * sample k is stamped k * interval and taken without waiting.
@@ -74,6 +86,8 @@ struct prof_gpu_sampler {
 	uint64_t ticks;			/* deadlines passed (rounds + missed) */
 	uint64_t last_flush;
 	struct prof_gpu_proc procs[PROF_GPU_MAX_PROCS];
+	unsigned char *host_alert_on;	/* per alert: true on the last host sample */
+	int host_done;			/* count or duration reached */
 	/* Results. */
 	int alerts_fired;		/* an alert became true at least once */
 	int out_failed;			/* a write failed (not EPIPE) */
@@ -132,11 +146,5 @@ void prof_gpu_sampler_output_error(struct prof_gpu_sampler *s);
 /* Free what the sampler allocated (not the set, not the outputs). */
 void prof_gpu_sampler_release(struct prof_gpu_sampler *s);
 
-/*
- * Nonzero if pid is root, self or a descendant of root or of self
- * (following parents in /proc). Orphans of the command are reparented
- * to self when profgpu is a child subreaper.
- */
-int prof_gpu_pid_in_tree(pid_t pid, pid_t root, pid_t self);
 
 #endif

@@ -228,6 +228,11 @@ static const struct {
 	{ "energy", PROF_GPU_M_ENERGY, "J" },
 	{ "sm_clock", PROF_GPU_M_SM_CLOCK, "MHz" },
 	{ "mem_clock", PROF_GPU_M_MEM_CLOCK, "MHz" },
+	{ "rss", PROF_GPU_M_RSS, NULL },
+	{ "swap", PROF_GPU_M_SWAP, NULL },
+	{ "cpu", PROF_GPU_M_CPU, "%" },
+	{ "host_cpu", PROF_GPU_M_HOST_CPU, "%" },
+	{ "threads", PROF_GPU_M_THREADS, NULL },
 };
 
 static void trim(const char **p, size_t *n)
@@ -259,7 +264,8 @@ int prof_gpu_alert_parse(const char *text, struct prof_gpu_alert *a, char *err, 
 			break;
 	if (i == sizeof(alert_metrics) / sizeof(alert_metrics[0])) {
 		snprintf(err, n, "unknown metric '%.*s' (util, mem_util, mem, temp, power, "
-			 "energy, sm_clock, mem_clock)", (int)nlen, name);
+			 "energy, sm_clock, mem_clock; host: rss, swap, cpu, host_cpu, threads)",
+			 (int)nlen, name);
 		return -1;
 	}
 	a->metric = alert_metrics[i].metric;
@@ -291,6 +297,16 @@ int prof_gpu_alert_parse(const char *text, struct prof_gpu_alert *a, char *err, 
 		}
 		snprintf(err, n, "bad memory value '%s' (a size such as 8G, or a percentage)",
 			 val);
+		return -1;
+	}
+	if (a->metric == PROF_GPU_M_RSS || a->metric == PROF_GPU_M_SWAP) {
+		uint64_t bytes;
+
+		if (prof_parse_size(value, &bytes) == 0) {
+			a->value = (double)bytes;
+			return 0;
+		}
+		snprintf(err, n, "bad size '%s' (such as 512M or 2G)", val);
 		return -1;
 	}
 	if (alert_metrics[i].unit) {
@@ -360,14 +376,19 @@ int prof_gpu_alert_eval(const struct prof_gpu_alert *a, const struct prof_gpu_sa
 		v = (double)s->mem_clock_mhz;
 		break;
 	default:
-		return -1;
+		return -1;	/* a host metric */
 	}
 	*value = v;
+	return prof_gpu_alert_compare(a, v);
+}
+
+int prof_gpu_alert_compare(const struct prof_gpu_alert *a, double v)
+{
 	switch (a->op) {
 	case '>': return v > a->value;
 	case '<': return v < a->value;
 	case 'G': return v >= a->value;
 	case 'L': return v <= a->value;
-	default: return -1;
+	default: return 0;
 	}
 }
