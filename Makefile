@@ -144,9 +144,12 @@ TEST_LIBS := $(call lib_ldlibs,$(LIBS_ALL))
 
 all: $(PROGS) $(SHELL_PROGS) $(EXTRA_TARGETS)
 
-$(BINDIR)/proftools-profile: scripts/profile.sh
+# The release number (VERSION) goes into the script, which writes it into
+# every run directory it makes.
+PROFTOOLS_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
+$(BINDIR)/proftools-profile: scripts/profile.sh VERSION
 	@mkdir -p $(@D)
-	cp $< $@ && chmod 755 $@
+	sed 's/@VERSION@/$(PROFTOOLS_VERSION)/' scripts/profile.sh >$@ && chmod 755 $@
 
 # Rebuild everything when the flags change; relink the tools when the
 # libraries of one change.

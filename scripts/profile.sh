@@ -6,6 +6,9 @@
 set -u
 
 PROG=proftools-profile
+# Set by make when it installs the script; from the tree, ../VERSION.
+VERSION=@VERSION@
+case $VERSION in @*) VERSION=$(cat "$(dirname "$0")/../VERSION" 2>/dev/null || echo unknown) ;; esac
 SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open] [--] command [arg ...]
        $PROG compare [-hq] [-o dir] [--fail-above pct] [--open] dir_a dir_b"
 
@@ -95,6 +98,7 @@ write_run_meta() { # MODE COMMAND...
 	meta kernel "$(uname -sr)"
 	meta cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 	meta cores "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
+	meta version "proftools $VERSION"
 	case $mode in cpu|offcpu|all)
 		meta freq "$FREQ"
 		meta call_graph "$CALL_GRAPH" ;;
@@ -192,6 +196,7 @@ mode_compare() {
 	meta base "$a"
 	meta new "$b"
 	meta date "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	meta version "proftools $VERSION"
 	gate=
 	[ -n "$FAIL_ABOVE" ] && gate="--fail-above=$FAIL_ABOVE"
 	RC=0

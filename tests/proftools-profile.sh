@@ -69,7 +69,8 @@ fi
 run "$W" cpu -o c1 -- ./app
 if [ "$STATUS" = 0 ] && [ -s c1/cpu.svg ] && grep -q ';main;' c1/cpu.folded &&
 	"$TSVCHECK" proffold-top c1/cpu.top.tsv >/dev/null 2>&1 && grep -q 'hottest path' "$TMP/stderr" &&
-	grep -q '# freq=999' c1/run.meta && grep -q '<section id="cpu">' c1/index.html; then
+	grep -q '# freq=999' c1/run.meta && grep -q "# version=proftools%20$(cat "$TOP/VERSION")" c1/run.meta &&
+	grep -q '<section id="cpu">' c1/index.html; then
 	pass "cpu: folded, flame graph, valid hotspot table, summary on stderr, report"
 else
 	fail "cpu mode" "exit $STATUS: $(ls c1 2>&1 | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
