@@ -257,14 +257,13 @@ static size_t base_start(struct pass *p, size_t n)
 size_t prof_transform_apply_map(const struct prof_transform *x, const struct prof_stacks *src,
 				struct prof_stacks *dst, uint32_t *map)
 {
-	size_t nstacks = prof_stacks_count(src), id, kept = 0, i;
+	size_t nstacks = prof_stacks_count(src), id, kept = 0;
 	struct pass p;
 
 	pass_init(&p, x, src, dst);
 	for (id = 0; id < nstacks; id++) {
 		size_t depth, n, start = 0;
 		const uint32_t *f = prof_stacks_frames(src, (uint32_t)id, &depth);
-		prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 		uint32_t added;
 
 		if (map)
@@ -279,9 +278,9 @@ size_t prof_transform_apply_map(const struct prof_transform *x, const struct pro
 			start = base_start(&p, n);
 		if (start == n)		/* no frame left, or no base frame */
 			continue;
-		for (i = 0; i < src->nweights && i < dst->nweights; i++)
-			w[i] = prof_stacks_weights(src, (uint32_t)id)[i];
-		added = prof_stacks_add(dst, p.buf + start, n - start, w);
+		/* src's row as it is: any number of columns (dst takes what it has). */
+		added = prof_stacks_add_columns(dst, p.buf + start, n - start,
+						prof_stacks_weights(src, (uint32_t)id), src->nweights);
 		if (map)
 			map[id] = added;
 		kept++;

@@ -129,10 +129,8 @@ uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
 {
 	uint32_t small[128], *frames = small;
 	size_t cap = sizeof(small) / sizeof(small[0]), depth = 0;
-	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
 	const char *p = stack, *end = stack + len;
 	uint32_t id;
-	int i;
 
 	for (;;) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
@@ -152,9 +150,8 @@ uint32_t prof_folded_add(struct prof_stacks *t, const char *stack, size_t len,
 			break;
 		p = semi + 1;
 	}
-	for (i = 0; i < ncounts && (size_t)i < t->nweights; i++)
-		w[i] = counts[i];
-	id = prof_stacks_add(t, frames, depth, w);
+	/* Only the columns the line has: the table may have more, or fewer. */
+	id = prof_stacks_add_columns(t, frames, depth, counts, ncounts > 0 ? (size_t)ncounts : 0);
 	if (frames != small)
 		free(frames);
 	return id;

@@ -430,7 +430,7 @@ static void add_frame_line(struct prof_perfscript *ps, const char *s, size_t n,
 static void end_sample(struct prof_perfscript *ps)
 {
 	size_t depth = ps->npname + ps->nrev, i;
-	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	prof_weight w[2] = { 0, 0 };
 	uint32_t id;
 
 	ps->in_sample = 0;
@@ -445,7 +445,7 @@ static void end_sample(struct prof_perfscript *ps)
 	 * the stack in a second column so the sorted output keeps it. */
 	if (w[0] == 0 && ps->t->nweights > 1)
 		w[1] = 1;
-	id = prof_stacks_add(ps->t, ps->frames, depth, w);
+	id = prof_stacks_add_columns(ps->t, ps->frames, depth, w, w[1] != 0 ? 2 : 1);
 	if (ps->o->on_stack)
 		ps->o->on_stack(ps->o->on_stack_ctx, id, w, 1);
 	ps->st.samples++;

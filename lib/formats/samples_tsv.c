@@ -194,7 +194,7 @@ static void fold_row(struct reader *rd, const struct row *row, size_t idx)
 	const struct prof_samples_opts *o = rd->opts;
 	struct defs *d = &rd->defs;
 	struct prof_buf *root = &rd->root;
-	prof_weight w[PROF_STACKS_MAX_WEIGHTS] = { 0 };
+	prof_weight w[1];
 	size_t depth = 0, i;
 	uint32_t id;
 
@@ -212,7 +212,7 @@ static void fold_row(struct reader *rd, const struct row *row, size_t idx)
 	memcpy(rd->frames + depth, d->pool + d->off[idx], d->depth[idx] * sizeof(*rd->frames));
 	depth += d->depth[idx];
 	w[0] = o->counts ? 1 : row->weight;
-	id = prof_stacks_add(rd->t, rd->frames, depth, w);
+	id = prof_stacks_add_columns(rd->t, rd->frames, depth, w, 1);
 	if (o->on_stack)
 		o->on_stack(o->on_stack_ctx, id, w, 1);
 	rd->st->samples++;

@@ -69,6 +69,29 @@ int main(void)
 {
 	char err[128], *got;
 
+	TEST("a table wider than PROF_STACKS_MAX_WEIGHTS keeps every column") {
+		struct prof_stacks src, dst;
+		struct prof_transform x = PROF_TRANSFORM_INIT;
+		prof_weight w[7] = { 1, 2, 3, 4, 5, 6, 7 };
+		uint32_t f[2];
+		size_t depth;
+		const uint32_t *df;
+
+		prof_stacks_init(&src, 7);
+		prof_stacks_init(&dst, 7);
+		f[0] = prof_stacks_frame(&src, "root", 4);
+		f[1] = prof_stacks_frame(&src, "leaf", 4);
+		prof_stacks_add(&src, f, 2, w);
+		x.reverse = 1;
+		prof_transform_apply(&x, &src, &dst);
+		CHECK(prof_stacks_count(&dst) == 1);
+		df = prof_stacks_frames(&dst, 0, &depth);
+		CHECK(depth == 2 && !strcmp(prof_stacks_frame_name(&dst, df[0], NULL), "leaf"));
+		for (int i = 0; i < 7; i++)
+			CHECK(prof_stacks_weights(&dst, 0)[i] == w[i]);
+		prof_stacks_release(&src);
+		prof_stacks_release(&dst);
+	}
 	TEST("focus and exclude by regex, any frame") {
 		struct prof_transform x = PROF_TRANSFORM_INIT;
 
