@@ -334,6 +334,8 @@ int main(int argc, char **argv)
 	if (diff_files && argc > 2)
 		prof_usage_error(synopsis, "--diff takes two files BEFORE AFTER, or one "
 				 "differential input (\"stack BEFORE AFTER\" lines)");
+	if (diff_files && argc == 2 && !strcmp(argv[0], "-") && !strcmp(argv[1], "-"))
+		prof_usage_error(synopsis, "--diff: BEFORE and AFTER cannot both be the standard input");
 	if (diff_files && o.flamechart)
 		prof_usage_error(synopsis, "--diff and --flamechart cannot be combined");
 	if (format)

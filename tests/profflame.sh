@@ -564,3 +564,25 @@ JS
 		check "browser: tall graph: the root frame is on screen" 0 "true" got root-visible
 	fi
 fi
+
+# ---- hostile --nameattr, --diff on stdin twice, --diff across units ----
+printf 'main;a 5\nmain;b 3\n' >"$TMP/na.folded"
+printf 'a\thref=javascript:alert(1)\nb\tonmouseover=alert(2)\nmain\thref=https://example.com/x\tclass=ok\nb\txlink:href= JavaScript:x\nmain\tsrc=data:text/html,x\n' >"$TMP/na.txt"
+run "$F" --nameattr "$TMP/na.txt" "$TMP/na.folded"
+if [ "$STATUS" = 1 ] && ! grep -qi 'javascript\|alert\|data:text' "$TMP/stdout" &&
+	grep -q 'href="https://example.com/x"' "$TMP/stdout" && grep -q 'class="ok"' "$TMP/stdout" &&
+	[ "$(grep -c 'could run script: refused' "$TMP/stderr")" = 4 ]; then
+	pass "--nameattr: on* handlers and javascript:/data: URLs refused with file:line, safe attributes kept"
+else
+	fail "--nameattr script refusal" "exit $STATUS: $(head -c 300 "$TMP/stderr" | tr '\n' '|')"
+fi
+check_error "--diff - -: standard input cannot be both sides" 2 'cannot both be the standard input' \
+	sh -c "'$F' --diff - - <'$TMP/na.folded'"
+printf '# unit=ns\nmain;a 5\n' >"$TMP/ns.folded"
+printf '# unit=bytes\nmain;a 7\n' >"$TMP/bytes.folded"
+run "$F" --diff "$TMP/ns.folded" "$TMP/bytes.folded"
+if [ "$STATUS" = 1 ] && [ ! -s "$TMP/stdout" ] && grep -q 'ns.folded is in ns, .*bytes.folded in bytes' "$TMP/stderr"; then
+	pass "--diff of ns against bytes is refused, nothing drawn"
+else
+	fail "--diff across units" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi

@@ -449,3 +449,13 @@ if command -v mandoc >/dev/null 2>&1; then
 else
 	skip "man page lint" "mandoc not installed"
 fi
+
+# ---- profrec TSV: a negative weight (also "-0") is malformed, not folded ----
+printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n1\t1\t1\tapp\t0\tcpu-clock\t-5\t0\tmain;work\n2\t1\t1\tapp\t0\tcpu-clock\t10\t0\t\n3\t1\t1\tapp\t0\tcpu-clock\t-0\t0\t\n' >"$TMP/neg.tsv"
+run "$F" --no-header "$TMP/neg.tsv"
+if [ "$STATUS" = 1 ] && [ "$(cat "$TMP/stdout")" = "app;main;work 10" ] &&
+	grep -q 'neg.tsv:2: negative weight' "$TMP/stderr" && grep -q 'neg.tsv:4: negative weight' "$TMP/stderr"; then
+	pass "profrec TSV: negative weights (-5, -0) reported with file:line, the stack they define still used"
+else
+	fail "profrec TSV: negative weights" "exit $STATUS: $(cat "$TMP/stdout") | $(head -c 300 "$TMP/stderr")"
+fi

@@ -24,7 +24,8 @@ static double column_sum(const struct prof_stacks *t, size_t col)
 int prof_flame_read_diff(const char *before, const char *after, struct prof_stacks *t,
 			 struct prof_meta *meta)
 {
-	const char *paths[2] = { before, after };
+	const char *paths[2] = { before, after }, *unit[2];
+	struct prof_meta side_meta[2] = { PROF_META_INIT, PROF_META_INIT };
 	int i, rval = 0;
 
 	for (i = 0; i < 2; i++) {
@@ -32,7 +33,7 @@ int prof_flame_read_diff(const char *before, const char *after, struct prof_stac
 		int r, ncounts;
 
 		prof_stacks_init(&side, 2);
-		r = prof_flame_read_profiles(&paths[i], 1, &side, meta, NULL, &ncounts);
+		r = prof_flame_read_profiles(&paths[i], 1, &side, &side_meta[i], NULL, &ncounts);
 		if (r < rval)
 			rval = r;
 		if (ncounts == 2) {
@@ -43,6 +44,18 @@ int prof_flame_read_diff(const char *before, const char *after, struct prof_stac
 		prof_stacks_merge_column(t, (size_t)i, &side, 0);
 		prof_stacks_release(&side);
 	}
+	/* Widths of nanoseconds against widths of bytes mean nothing. */
+	unit[0] = prof_meta_get(&side_meta[0], "unit");
+	unit[1] = prof_meta_get(&side_meta[1], "unit");
+	if (unit[0] && unit[1] && strcmp(unit[0], unit[1])) {
+		prof_warn("%s is in %s, %s in %s: a differential of different units means nothing",
+			  before, unit[0], after, unit[1]);
+		rval = -2;
+	}
+	prof_meta_merge(meta, &side_meta[0]);
+	prof_meta_merge(meta, &side_meta[1]);
+	prof_meta_release(&side_meta[0]);
+	prof_meta_release(&side_meta[1]);
 	return rval;
 }
 

@@ -1,6 +1,7 @@
 /* The --nameattr file (nameattr.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/escape.h"
@@ -22,6 +23,44 @@ static int is_xml_name(const char *s, size_t len)
 			return 0;
 	}
 	return 1;
+}
+
+/*
+ * Whether an attribute could run script when the SVG is opened: event
+ * handlers (on...), and links or sources whose URL scheme is
+ * javascript:, vbscript: or data: (browsers ignore blanks and control
+ * characters before the scheme and its case).
+ */
+static int runs_script(const char *key, size_t klen, const char *v, size_t vlen)
+{
+	static const char *const schemes[] = { "javascript:", "vbscript:", "data:" };
+	const char *local = memchr(key, ':', klen);
+	char scheme[16];
+	size_t n = 0;
+
+	if (local) {		/* xlink:href is href */
+		klen -= (size_t)(local + 1 - key);
+		key = local + 1;
+	}
+	if (klen >= 2 && strncasecmp(key, "on", 2) == 0)
+		return 1;
+	if (!((klen == 4 && strncasecmp(key, "href", 4) == 0) ||
+	      (klen == 3 && strncasecmp(key, "src", 3) == 0) ||
+	      (klen == 6 && strncasecmp(key, "action", 6) == 0) ||
+	      (klen == 10 && strncasecmp(key, "formaction", 10) == 0)))
+		return 0;
+	for (size_t i = 0; i < vlen && n < sizeof(scheme) - 1; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c <= ' ')
+			continue;
+		scheme[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	scheme[n] = '\0';
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(*schemes); i++)
+		if (strncmp(scheme, schemes[i], strlen(schemes[i])) == 0)
+			return 1;
+	return 0;
 }
 
 static char *escaped_copy(const char *s, size_t len)
@@ -58,6 +97,11 @@ static int add_field(struct prof_flame_attrs *attrs, struct prof_buf *g, const c
 	klen = (size_t)(eq - p);
 	v = eq + 1;
 	vlen = (size_t)(end - v);
+	if (runs_script(p, klen, v, vlen)) {
+		prof_input_warn(path, lineno, "attribute \"%.*s\" could run script: refused",
+				(int)klen, p);
+		return -1;
+	}
 	if (klen == 5 && memcmp(p, "title", 5) == 0) {
 		set_attr(&attrs->title, v, vlen, 1);
 	} else if (klen == 4 && memcmp(p, "href", 4) == 0) {

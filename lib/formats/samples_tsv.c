@@ -244,6 +244,10 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 	rd->st->rows++;
 	/* Define the stack before filtering: later rows use it. */
 	idx = row_stack(rd, &row, lineno);
+	if (idx >= 0 && f[6][0] == '-') {	/* "-0" too: profrec never writes a sign */
+		bad(rd, lineno, "negative weight");
+		return;
+	}
 	if (idx < 0 || !row_event_folded(rd, row.event) || !row_in_window(rd, row.time_ns))
 		return;
 	fold_row(rd, &row, (size_t)idx);
