@@ -459,3 +459,13 @@ if [ "$STATUS" = 1 ] && [ "$(cat "$TMP/stdout")" = "app;main;work 10" ] &&
 else
 	fail "profrec TSV: negative weights" "exit $STATUS: $(cat "$TMP/stdout") | $(head -c 300 "$TMP/stderr")"
 fi
+
+# ---- a closed standard output: said once, exit 1 ----
+printf 'main;a 5\n' >"$TMP/one.folded"
+STATUS=0
+"$F" "$TMP/one.folded" >&- 2>"$TMP/stderr" || STATUS=$?
+if [ "$STATUS" = 1 ] && [ "$(wc -l <"$TMP/stderr")" = 1 ] && grep -q 'Bad file descriptor' "$TMP/stderr"; then
+	pass "closed stdout: one error line, exit 1"
+else
+	fail "closed stdout" "exit $STATUS: $(tr '\n' '|' <"$TMP/stderr")"
+fi

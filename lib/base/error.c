@@ -114,7 +114,11 @@ int prof_close_stdout(void)
 	int failed = fflush(stdout) != 0 || ferror(stdout);
 	int err = errno;
 
-	if (fclose(stdout) != 0 && !failed) {
+	/*
+	 * EBADF from the close alone: fd 1 was closed (">&-") and stdio had
+	 * nothing to write; the output layer already said what it lost.
+	 */
+	if (fclose(stdout) != 0 && !failed && errno != EBADF) {
 		failed = 1;
 		err = errno;
 	}
