@@ -469,3 +469,10 @@ if [ "$STATUS" = 1 ] && [ "$(wc -l <"$TMP/stderr")" = 1 ] && grep -q 'Bad file d
 else
 	fail "closed stdout" "exit $STATUS: $(tr '\n' '|' <"$TMP/stderr")"
 fi
+
+# ---- lines ended by CR alone: refused with the way out, CRLF read ----
+printf 'main;a 5\rmain;b 3\r' >"$TMP/cr.folded"
+check_error "CR-only line endings: refused, with how to convert" 1 'cr.folded:1: lines end in a carriage return alone' \
+	"$F" "$TMP/cr.folded"
+printf 'main;a 5\r\nmain;b 3\r\n' >"$TMP/crlf.folded"
+check "CRLF line endings are read" 0 "$(printf 'main;a 5\nmain;b 3')" "$F" --no-header "$TMP/crlf.folded"

@@ -380,6 +380,23 @@ static void close_input(struct reading *rd, struct prof_chunks *r)
 	prof_chunks_close(r);
 }
 
+/*
+ * Lines ended by CR alone (classic Mac OS) would be read as one line of
+ * the whole input: refuse them with the way out. True when the first
+ * block has a CR and no newline.
+ */
+static int cr_only(struct prof_chunks *r)
+{
+	size_t len;
+	const char *p = prof_chunks_peek(r, PEEK_SIZE, &len);
+
+	if (!len || memchr(p, '\n', len) || !memchr(p, '\r', len))
+		return 0;
+	prof_input_warn(prof_chunks_name(r), 1, "lines end in a carriage return alone (classic "
+			"Mac OS), not a newline; convert the file: tr '\\r' '\\n'");
+	return 1;
+}
+
 static enum prof_profile_format detect_input(struct reading *rd, struct prof_chunks *r)
 {
 	size_t len;
@@ -477,6 +494,12 @@ int prof_profile_read_all(const char *const *paths, size_t n,
 			continue;
 		}
 		rd.sum->inputs++;
+		if (cr_only(r)) {
+			prof_chunks_close(r);
+			rd.sum->unreadable++;
+			rval = -1;
+			continue;
+		}
 		f = detect_input(&rd, r);
 		if (f == PROF_PROFILE_PERF_SCRIPT) {
 			/* read last (see profile.h); a file is opened again, a pipe kept */

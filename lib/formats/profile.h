@@ -60,6 +60,9 @@
  * first profrec input folded is folded in the later ones, and the first
  * perf script input's in later perf script inputs.
  *
+ * An input whose lines end in a carriage return alone (classic Mac OS)
+ * is refused as unreadable, with the command that converts it.
+ *
  * Errors are reported on stderr, never fatal, as "prog: file:line: what"
  * for malformed lines (the first ten per input, then a count), "prog:
  * file: strerror" for inputs that cannot be opened or read; everything
