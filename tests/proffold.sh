@@ -476,3 +476,18 @@ check_error "CR-only line endings: refused, with how to convert" 1 'cr.folded:1:
 	"$F" "$TMP/cr.folded"
 printf 'main;a 5\r\nmain;b 3\r\n' >"$TMP/crlf.folded"
 check "CRLF line endings are read" 0 "$(printf 'main;a 5\nmain;b 3')" "$F" --no-header "$TMP/crlf.folded"
+
+# ---- a compressed input cut inside a count: the cut line is left out ----
+printf 'main;a 5\nmain;b 123456789\n' | gzip -c >"$TMP/whole.gz"
+head -c $(($(wc -c <"$TMP/whole.gz") - 12)) "$TMP/whole.gz" >"$TMP/cut.gz"
+if gzip -dc "$TMP/cut.gz" 2>/dev/null | grep -q 'main;b 1'; then
+	run "$F" --no-header "$TMP/cut.gz"
+	if [ "$STATUS" = 1 ] && [ "$(cat "$TMP/stdout")" = "main;a 5" ] &&
+		grep -q 'cut.gz: the input is cut short: its incomplete last line is left out' "$TMP/stderr"; then
+		pass "cut compressed input: the incomplete last line (a count cut short) is left out and said"
+	else
+		fail "cut compressed input" "exit $STATUS: $(cat "$TMP/stdout" | tr '\n' '|') $(head -c 200 "$TMP/stderr")"
+	fi
+else
+	skip "cut compressed input" "this gzip leaves no partial line at the cut"
+fi

@@ -1,6 +1,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/error.h"
 #include "io/chunk.h"
 #include "io/input.h"
 #include "base/xalloc.h"
@@ -121,6 +122,21 @@ static size_t last_boundary(const char *p, size_t from, size_t len,
 	return 0;
 }
 
+/*
+ * The input broke off (a cut compressed stream, a read error): its last
+ * line is incomplete, and a count cut short ("12345" of "123456789")
+ * would be folded as if whole. Leave it out, said once; returns the
+ * length that ends at the last complete line.
+ */
+static size_t drop_cut_line(struct prof_chunks *r, const char *p, size_t n)
+{
+	const char *nl = memrchr(p, '\n', n);
+
+	prof_warn("%s: the input is cut short: its incomplete last line is left out",
+		  prof_input_name(r->in));
+	return nl ? (size_t)(nl - p) + 1 : 0;
+}
+
 char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, size_t *len,
 		       int *last)
 {
@@ -139,6 +155,8 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, siz
 	r->carry_len = 0;
 	for (;;) {
 		fill(r, p, &n, cap, scanned + r->target);
+		if (r->eof && n && p[n - 1] != '\n' && prof_input_failed(r->in))
+			n = drop_cut_line(r, p, n);
 		if (r->eof) {
 			if (n == 0) {
 				prof_chunks_recycle(r, p);

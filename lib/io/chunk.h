@@ -14,7 +14,9 @@
  * instead of faulting in fresh memory for every block.
  *
  * Read errors are reported by prof_input (input.h); the reader then
- * behaves as at end of input and prof_chunks_failed() is true.
+ * behaves as at end of input and prof_chunks_failed() is true. The last
+ * line before such an error is incomplete: it is left out (and said),
+ * never handed over.
  */
 #include <stddef.h>
 

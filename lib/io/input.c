@@ -378,6 +378,12 @@ char *prof_lines_next(struct prof_lines *lr, size_t *len)
 		}
 		lr->scanned = lr->end;
 		if (lr->eof) {
+			if (lr->start != lr->end && prof_input_failed(lr->in)) {
+				/* Cut short: never hand over an incomplete line (chunk.h). */
+				prof_warn("%s: the input is cut short: its incomplete last line is "
+					  "left out", prof_input_name(lr->in));
+				lr->start = lr->scanned = lr->end;
+			}
 			if (lr->start == lr->end)
 				return NULL;
 			n = lr->end - lr->start;
