@@ -589,6 +589,7 @@ check_sigstate "command starts with the dispositions and mask profheap started w
 # ---- programs that ask glibc for their stack bounds (pthread_getattr_np
 # takes a lock and calls malloc: the shim must not call it back)
 cat >"$TMP/getattr.c" <<'EOF2'
+#define _GNU_SOURCE	/* pthread_getattr_np */
 #include <pthread.h>
 #include <stdlib.h>
 #define KEEP(p) __asm__ volatile("" : : "r"(p) : "memory")
