@@ -11,9 +11,11 @@
 #include "base/xalloc.h"
 
 #define MAX_REPORTED 10
-#define NCOLS 9
+#define NCOLS 9		/* files of profrec before 0.4 */
+#define NCOLS_IP 12		/* then ip, map_id, map */
 
 static const char header[] = "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack";
+static const char header_ip[] = "\tip\tmap_id\tmap";
 
 int prof_samples_detect(const char *buf, size_t len)
 {
@@ -54,6 +56,7 @@ struct reader {
 	const char *name;
 	unsigned long malformed;
 	int have_header, in_rows;
+	size_t ncols;			/* of the last header: NCOLS or NCOLS_IP */
 };
 
 /* The fields of one row. */
@@ -221,14 +224,19 @@ static void fold_row(struct reader *rd, const struct row *row, size_t idx)
 /* A sample row: split, check, fold if of the event and in the window. */
 static void read_row(struct reader *rd, char *line, size_t n, unsigned long lineno)
 {
-	char *f[NCOLS + 1];
-	size_t nf = prof_tsv_split(line, n, f, NCOLS + 1);
+	char *f[NCOLS_IP + 1];
+	size_t nf = prof_tsv_split(line, n, f, NCOLS_IP + 1);
 	struct row row;
 	int64_t cpu, stack_number;	/* checked, not used */
 	long idx;
 
-	if (nf != NCOLS) {
-		bad(rd, lineno, nf < NCOLS ? "too few fields" : "too many fields");
+	if (nf != rd->ncols) {
+		bad(rd, lineno, nf < rd->ncols ? "too few fields" : "too many fields");
+		return;
+	}
+	if (nf == NCOLS_IP && (f[9][strspn(f[9], "0123456789abcdef")] ||
+			       !prof_tsv_valid_value(PROF_TSV_OPTINT, f[10]))) {
+		bad(rd, lineno, "bad ip (hex) or map_id");
 		return;
 	}
 	if (prof_parse_i64(f[0], &row.time_ns) || prof_parse_i64(f[1], &row.pid) ||
@@ -253,6 +261,24 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 	fold_row(rd, &row, (size_t)idx);
 }
 
+/* Whether line is a header of either form; its number of columns in *ncols. */
+static int is_header(const char *line, size_t n, size_t *ncols)
+{
+	size_t h = sizeof(header) - 1;
+
+	if (n < h || memcmp(line, header, h) != 0)
+		return 0;
+	if (n == h) {
+		*ncols = NCOLS;
+		return 1;
+	}
+	if (n == h + sizeof(header_ip) - 1 && memcmp(line + h, header_ip, n - h) == 0) {
+		*ncols = NCOLS_IP;
+		return 1;
+	}
+	return 0;
+}
+
 static void read_line(struct reader *rd, char *line, size_t n, unsigned long lineno)
 {
 	if (n == 0)
@@ -263,7 +289,7 @@ static void read_line(struct reader *rd, char *line, size_t n, unsigned long lin
 		prof_meta_parse_line(&rd->own_meta, line, n);
 		return;
 	}
-	if (n == sizeof(header) - 1 && memcmp(line, header, n) == 0) {
+	if (is_header(line, n, &rd->ncols)) {
 		if (rd->in_rows) {
 			/* a concatenated file: new ids */
 			prof_intern_release(&rd->defs.ids);

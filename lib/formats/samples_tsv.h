@@ -8,8 +8,10 @@
  * calls this reader.
  *
  *     # source=profrec event=cpu-clock unit=ns ...
- *     time_ns pid tid comm cpu event weight stack_id stack     (tabs)
+ *     time_ns pid tid comm cpu event weight stack_id stack [ip map_id map]
  *
+ * (tabs; files of profrec before 0.4 stop after stack; ip, the sampled
+ * address in hex, and the mapping are checked for form, not folded.)
  * The stack (frames root first joined by ';') is written only on the
  * first row using its stack_id; later rows leave it empty. A row naming
  * an undefined id is an input error. A header line after rows starts a

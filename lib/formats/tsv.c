@@ -137,6 +137,7 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 	unsigned long problems = 0;
 	const char *name = prof_lines_name(lr);
 	char **fields = xmalloc((s->ncolumns + 1) * sizeof(*fields));
+	size_t required = s->nrequired ? s->nrequired : s->ncolumns, ncols = s->ncolumns;
 	int have_header = 0;
 	size_t len, n, i;
 	char *line;
@@ -155,7 +156,7 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 			if (line[0] == '#')
 				continue;
 			n = prof_tsv_split(line, len, fields, s->ncolumns + 1);
-			if (n != s->ncolumns) {
+			if (n != s->ncolumns && n != required) {
 				PROBLEM("header has %zu columns, %s has %zu", n, s->name, s->ncolumns);
 			} else {
 				for (i = 0; i < n; i++)
@@ -164,6 +165,7 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 				if (i < n)
 					PROBLEM("header column %zu is '%s', expected '%s'", i + 1,
 						fields[i], s->columns[i].name);
+				ncols = n;
 			}
 			have_header = 1;
 			continue;
@@ -173,8 +175,8 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 			continue;
 		}
 		n = prof_tsv_split(line, len, fields, s->ncolumns + 1);
-		if (n != s->ncolumns) {
-			PROBLEM("%zu field%s, expected %zu", n, n == 1 ? "" : "s", s->ncolumns);
+		if (n != ncols) {
+			PROBLEM("%zu field%s, expected %zu", n, n == 1 ? "" : "s", ncols);
 			continue;
 		}
 		for (i = 0; i < n; i++) {

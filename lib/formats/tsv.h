@@ -38,6 +38,9 @@ struct prof_tsv_schema {
 	const char *name;			/* "profrec-samples", ... */
 	const struct prof_tsv_column *columns;
 	size_t ncolumns;
+	/* Files written before the last columns were added have only the
+	 * first nrequired (0: every column is required). */
+	size_t nrequired;
 };
 
 /* The schema with this name, or NULL. */
@@ -54,8 +57,9 @@ const char *prof_tsv_header(const struct prof_tsv_schema *s);
 
 /*
  * Check a whole TSV stream against a schema: metadata lines only before
- * the header, header equal to the schema's column names in order, every
- * row with the right number of fields, each field of its column's type.
+ * the header, header equal to the schema's column names in order (or to
+ * their first nrequired), every row with the header's number of
+ * fields, each field of its column's type.
  * Reports each problem as "prog: file:line: what" (up to 20, then a
  * count). Returns the number of problems (0: valid). An empty input or a
  * missing header is a problem.

@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include "formats/tsv.h"
 
-#define COLS(a) a, sizeof(a) / sizeof((a)[0])
+#define COLS(a) a, sizeof(a) / sizeof((a)[0]), 0
+/* Columns of which older files hold only the first n. */
+#define COLS_FROM(a, n) a, sizeof(a) / sizeof((a)[0]), n
 
 static const struct prof_tsv_column profrec_samples[] = {
 	{ "time_ns", PROF_TSV_INT },
@@ -17,6 +19,10 @@ static const struct prof_tsv_column profrec_samples[] = {
 	{ "weight", PROF_TSV_NUM },
 	{ "stack_id", PROF_TSV_INT },
 	{ "stack", PROF_TSV_TEXT },
+	/* Added in 0.4 (profannotate); older files stop after stack. */
+	{ "ip", PROF_TSV_TEXT },
+	{ "map_id", PROF_TSV_OPTINT },
+	{ "map", PROF_TSV_TEXT },
 };
 
 static const struct prof_tsv_column proffold_top[] = {
@@ -148,7 +154,7 @@ static const struct prof_tsv_column profcmp_table[] = {
 };
 
 static const struct prof_tsv_schema schemas[] = {
-	{ "profrec-samples", COLS(profrec_samples) },
+	{ "profrec-samples", COLS_FROM(profrec_samples, 9) },
 	{ "proffold-top", COLS(proffold_top) },
 	{ "profheap-timeline", COLS(profheap_timeline) },
 	{ "profgpu-timeline", COLS(profgpu_timeline) },

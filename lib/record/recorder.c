@@ -153,7 +153,8 @@ int prof_recorder_begin(struct prof_recorder *r, const struct prof_meta *meta)
 /* ---- records ---- */
 
 static void write_sample(struct prof_recorder *r, uint64_t time, const struct prof_thread *t,
-			 int pid, int cpu, int event, uint64_t weight, uint32_t stack)
+			 int pid, int cpu, int event, uint64_t weight, uint32_t stack,
+			 const uint64_t *ip, const struct prof_map *map)
 {
 	struct prof_sample_row row;
 
@@ -167,11 +168,15 @@ static void write_sample(struct prof_recorder *r, uint64_t time, const struct pr
 	/* Folded: sampling events count samples; offcpu-time counts ns. */
 	row.weight = r->opt.folded && event != r->opt.offcpu_event ? 1 : weight;
 	row.stack = stack;
+	row.has_ip = ip != NULL;
+	row.ip = ip ? *ip : 0;
+	row.map = map;
 	prof_sample_writer_add(&r->writer, &row);
 }
 
 static void on_sample(struct prof_recorder *r, const struct perf_event_header *hdr)
 {
+	struct prof_addrspace *as;
 	struct prof_sample s;
 	struct prof_thread *t;
 	uint32_t stack;
@@ -189,12 +194,13 @@ static void on_sample(struct prof_recorder *r, const struct perf_event_header *h
 		t->seen = 1;
 		r->stats.threads_seen++;
 	}
-	stack = prof_callchain_stack(&r->chain, prof_threads_addrspace(&r->threads, (int)s.pid),
-				     &s, r->opt.folded ? t->comm : NULL);
+	as = prof_threads_addrspace(&r->threads, (int)s.pid);
+	stack = prof_callchain_stack(&r->chain, as, &s, r->opt.folded ? t->comm : NULL);
 	if (event == r->opt.offcpu_event)	/* weighted at the switch in */
 		prof_offcpu_switch_out(&t->offcpu, stack, s.time, (int)s.cpu);
 	else
-		write_sample(r, s.time, t, (int)s.pid, (int)s.cpu, event, s.period, stack);
+		write_sample(r, s.time, t, (int)s.pid, (int)s.cpu, event, s.period, stack, &s.ip,
+			     as && !prof_is_kernel_addr(s.ip) ? prof_addrspace_find(as, s.ip) : NULL);
 }
 
 static void on_switch(struct prof_recorder *r, const struct perf_event_header *hdr)
@@ -208,7 +214,7 @@ static void on_switch(struct prof_recorder *r, const struct perf_event_header *h
 	t = prof_threads_find(&r->threads, (int)sid.tid);
 	if (t && prof_offcpu_switch(&t->offcpu, &r->stacks, hdr->misc, sid.time, &span))
 		write_sample(r, span.start, t, t->pid, span.cpu, r->opt.offcpu_event, span.ns,
-			     span.stack);
+			     span.stack, NULL, NULL);
 }
 
 void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64_t time)

@@ -11,6 +11,7 @@
 #include "formats/tsv.h"
 #include "io/output.h"
 #include "record/sample_writer.h"
+#include "symbolize/symbolize.h"
 
 void prof_sample_writer_init(struct prof_sample_writer *w, struct prof_output *out,
 			     struct prof_stacks *stacks, int folded)
@@ -19,11 +20,14 @@ void prof_sample_writer_init(struct prof_sample_writer *w, struct prof_output *o
 	w->out = out;
 	w->stacks = stacks;
 	w->folded = folded;
+	prof_intern_init(&w->maps);
 }
 
 void prof_sample_writer_release(struct prof_sample_writer *w)
 {
 	prof_buf_release(&w->line);
+	prof_buf_release(&w->map_text);
+	prof_intern_release(&w->maps);
 	free(w->written);
 	w->written = NULL;
 	w->written_words = 0;
@@ -63,6 +67,44 @@ static int written_before(struct prof_sample_writer *w, uint32_t id)
 	return 0;
 }
 
+/*
+ * Append the ip, map_id and map fields: the mapping's text
+ * ("0xSTART 0xPGOFF BUILD_ID PATH", build-id "-" when unknown) only on
+ * the first row naming it, as stacks are.
+ */
+static void add_ip(struct prof_sample_writer *w, const struct prof_sample_row *row,
+		   struct prof_buf *b)
+{
+	const struct prof_map *m = row->map;
+	struct prof_buf *t = &w->map_text;
+	size_t before = prof_intern_count(&w->maps);
+	uint32_t id;
+
+	if (!row->has_ip) {
+		prof_buf_add(b, "\t\t\t", 3);
+		return;
+	}
+	prof_buf_addf(b, "\t%llx\t", (unsigned long long)row->ip);
+	if (!m || !m->path || !m->path[0]) {
+		prof_buf_addch(b, '\t');
+		return;
+	}
+	prof_buf_reset(t);
+	prof_buf_addf(t, "0x%llx 0x%llx ", (unsigned long long)m->start,
+		      (unsigned long long)m->pgoff);
+	for (unsigned i = 0; i < m->build_id_len; i++)
+		prof_buf_addf(t, "%02x", m->build_id[i]);
+	if (!m->build_id_len)
+		prof_buf_addch(t, '-');
+	prof_buf_addch(t, ' ');
+	for (const char *c = m->path; *c; c++)
+		prof_buf_addch(t, *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c);
+	id = prof_intern(&w->maps, t->data, t->len);
+	prof_buf_addf(b, "%u\t", id);
+	if (id >= before)
+		prof_buf_add(b, t->data, t->len);
+}
+
 void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_sample_row *row)
 {
 	struct prof_buf *b = &w->line;
@@ -82,6 +124,7 @@ void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_samp
 		      (unsigned long long)row->weight, row->stack);
 	if (!written_before(w, row->stack))
 		prof_stacks_format(w->stacks, row->stack, b);
+	add_ip(w, row, b);
 	prof_buf_addch(b, '\n');
 	prof_output_write(w->out, b->data, b->len);
 }

@@ -5,15 +5,22 @@
  * (prof-formats.5: one row per sample, a stack's text written on the
  * first row that uses its stack id only), or added up in the stack table
  * and written as folded stacks at the end.
+ *
+ * TSV rows also carry the sampled instruction address (ip, hex) and the
+ * mapping it falls in (map_id; the mapping's "START PGOFF BUILD_ID PATH"
+ * text on the first row using that id), what profannotate needs to find
+ * the instruction in its file and to check that the file is unchanged.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "core/intern.h"
 
 struct prof_meta;
 struct prof_output;
 struct prof_stacks;
+struct prof_map;
 
 /* One sample (or off-CPU interval). */
 struct prof_sample_row {
@@ -24,6 +31,9 @@ struct prof_sample_row {
 	const char *event;	/* the event's name */
 	uint64_t weight;	/* TSV: the period (ns for clocks); folded: what to add */
 	uint32_t stack;		/* stack id in the writer's table */
+	int has_ip;		/* ip is the sampled instruction (0: off-CPU rows) */
+	uint64_t ip;
+	const struct prof_map *map;	/* the mapping holding ip, or NULL (kernel, unknown) */
 };
 
 struct prof_sample_writer {
@@ -35,6 +45,8 @@ struct prof_sample_writer {
 	struct prof_buf line;
 	uint32_t *written;		/* TSV: bitmap of the stack ids written so far */
 	size_t written_words;
+	struct prof_intern maps;	/* TSV: mapping texts written, id = index */
+	struct prof_buf map_text;
 };
 
 /* Initialise; out and stacks are borrowed. */

@@ -306,7 +306,7 @@ static void test_tsv(void)
 	struct prof_output *out;
 	const uint64_t chain[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1, addr_of(unit_root) + 1 };
 	const char *header = "# source=profrec\n"
-			     "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n";
+			     "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n";
 	char text[4096];
 	size_t n = 0;
 	FILE *f;
@@ -331,8 +331,21 @@ static void test_tsv(void)
 		}
 		text[n] = 0;
 		CHECK(strncmp(text, header, strlen(header)) == 0);
-		CHECK(strstr(text, "\t4194400\t4194401\ttab name\t2\tcpu-clock\t1000000\t0\tunit_root;unit_mid;unit_leaf\n"));
-		CHECK(strstr(text, "\t4194400\t4194401\ttab name\t2\tcpu-clock\t1000000\t0\t\n"));
+		CHECK(strstr(text, "\t4194400\t4194401\ttab name\t2\tcpu-clock\t1000000\t0\tunit_root;unit_mid;unit_leaf\t"));
+		CHECK(strstr(text, "\t4194400\t4194401\ttab name\t2\tcpu-clock\t1000000\t0\t\t"));
+	}
+	TEST("TSV: the sampled ip in hex, its mapping's text on the first row naming it") {
+		uint64_t start, end, pgoff;
+		char exe[PATH_MAX], want[PATH_MAX + 200];
+
+		if (self_text(&start, &end, &pgoff, exe, sizeof(exe)) == 0) {
+			snprintf(want, sizeof(want), "unit_leaf\t%llx\t0\t0x%llx 0x%llx - %s\n",
+				 (unsigned long long)chain[0], (unsigned long long)start,
+				 (unsigned long long)pgoff, exe);
+			CHECK(strstr(text, want));
+			snprintf(want, sizeof(want), "\t0\t\t%llx\t0\t\n", (unsigned long long)chain[0]);
+			CHECK(strstr(text, want));
+		}
 	}
 	prof_meta_release(&meta);
 	prof_recorder_release(&r);
