@@ -16,6 +16,11 @@
  * checks, the context, clearing the error, the block size limit. The
  * operations do only the library's part, report errors with
  * prof_codec_ctx_err() and return PROF_CODEC_FAIL.
+ *
+ * What the codec files call back (the counting allocator,
+ * prof_codec_counted_mem, prof_codec_ctx_err) is defined in support.c,
+ * not in codec.c: dependencies run one way, codec.c -> codec files ->
+ * support.c (tests/layout.sh checks that lib/ has no cycle).
  */
 #include <stddef.h>
 

@@ -383,6 +383,25 @@ static void test_counting_allocator(void)
 		CHECK(m.live == 0 && m.ncache == 2);
 		prof_codec_mem_release(&m);
 		CHECK(m.ncache == 0);
+		/* no allocator to give it back to: freed at once, not cached */
+		prof_codec_mem_free(NULL, prof_codec_mem_alloc(&m, 40));
+		CHECK(m.ncache == 0 && m.live == 40);
+	}
+	TEST("what codec files call back: counted memory and context errors") {
+		struct prof_codec_ctx x;
+		char longer[400];
+
+		memset(&x, 0, sizeof(x));
+		x.cmem.peak = 123;
+		x.dmem.peak = 4567;
+		CHECK(prof_codec_counted_mem(&x, 0) == 123);
+		CHECK(prof_codec_counted_mem(&x, 1) == 4567);
+		prof_codec_ctx_err(&x, "%s failed: %d", "deflate", -3);
+		CHECK_STR(x.err, "deflate failed: -3");
+		memset(longer, 'e', sizeof(longer) - 1);
+		longer[sizeof(longer) - 1] = '\0';
+		prof_codec_ctx_err(&x, "%s", longer);
+		CHECK(strlen(x.err) == sizeof(x.err) - 1 && x.err[0] == 'e');
 	}
 	TEST("a block over the codec's API limit is an error, not a crash") {
 		const struct prof_codec *c = prof_codec_find("lz4");
