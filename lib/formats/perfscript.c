@@ -36,6 +36,7 @@ struct prof_perfscript {
 	struct prof_buf pname_text;	/* text the ids were made from */
 	struct prof_buf pname_raw;	/* comm, pid, tid they came from */
 	double period;
+	int64_t sample_time;	/* since the first sample; -1: none (on_sample) */
 	uint32_t *rev;			/* frames, leaf first */
 	size_t nrev, rev_cap;
 	uint32_t *frames;		/* assembled root-first stack */
@@ -448,6 +449,8 @@ static void end_sample(struct prof_perfscript *ps)
 	id = prof_stacks_add_columns(ps->t, ps->frames, depth, w, w[1] != 0 ? 2 : 1);
 	if (ps->o->on_stack)
 		ps->o->on_stack(ps->o->on_stack_ctx, id, w, 1);
+	if (ps->o->on_sample)
+		ps->o->on_sample(ps->o->on_sample_ctx, id, w[0], ps->sample_time);
 	ps->st.samples++;
 	ps->nrev = 0;
 	ps->have_pname = 0;
@@ -577,14 +580,17 @@ static void apply_event_line(struct prof_perfscript *ps, struct prof_perfscript_
 	}
 	if (ev->period_len)
 		ps->st.weighted = 1;	/* the unit does not depend on the window */
-	if (o->time_window) {
-		uint64_t t;
+	if (o->time_window || o->on_sample) {
+		uint64_t t = 0;
 		int timed = ev->time_len && prof_perfscript_parse_time(ev->time, ev->time_len, &t);
 
-		if (timed)
+		ps->sample_time = timed && ctx->time_known && t >= ctx->time_base_ns ?
+				  (int64_t)(t - ctx->time_base_ns) : -1;
+		if (o->time_window && timed)
 			note_time(&ps->st, t, t);
-		if (!timed || !ctx->time_known || t < ctx->time_base_ns + o->time_from_ns ||
-		    (o->time_to_ns != UINT64_MAX && t >= ctx->time_base_ns + o->time_to_ns)) {
+		if (o->time_window &&
+		    (!timed || !ctx->time_known || t < ctx->time_base_ns + o->time_from_ns ||
+		     (o->time_to_ns != UINT64_MAX && t >= ctx->time_base_ns + o->time_to_ns))) {
 			ps->st.outside_time++;
 			return;
 		}

@@ -74,6 +74,10 @@ struct prof_perfscript_opts {
 	 * is then read by one thread. */
 	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *w, int nw);
 	void *on_stack_ctx;
+	/* When set, called likewise with the sample's time (profile.h's
+	 * on_sample; -1: none). */
+	void (*on_sample)(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
+	void *on_sample_ctx;
 };
 
 /* A parsed event (sample header) line; pointers into the line. */

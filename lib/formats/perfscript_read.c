@@ -39,7 +39,7 @@ struct worker {
 
 static int need_time(const struct prof_perfscript_opts *o)
 {
-	return o->time_window;
+	return o->time_window || o->on_sample;
 }
 
 static void *worker_main(void *arg)
@@ -121,7 +121,7 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 	 * Threads take blocks that end at empty lines, the ends of samples.
 	 * Samples without call chains have none between them: one thread.
 	 */
-	if (opts->on_stack)
+	if (opts->on_stack || opts->on_sample)
 		jobs = 1;	/* samples in input order */
 	if (jobs > 1) {
 		size_t plen;

@@ -433,6 +433,8 @@ static void reading_init(struct reading *rd, const struct prof_profile_opts *o,
 	rd->perf.mark_inlined = o->mark_inlined;
 	rd->perf.on_stack = rd->samples.on_stack = o->on_stack;
 	rd->perf.on_stack_ctx = rd->samples.on_stack_ctx = o->on_stack_ctx;
+	rd->perf.on_sample = rd->samples.on_sample = o->on_sample;
+	rd->perf.on_sample_ctx = rd->samples.on_sample_ctx = o->on_sample_ctx;
 }
 
 /*

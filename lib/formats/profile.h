@@ -13,6 +13,7 @@
  *     perfscript.c          its parser (frames, samples)
  *     perfscript_read.c     whole inputs, several threads
  *   tsv.{c,h}, tsv_schemas.c   TSV splitting, validation, every tool's columns
+ *   heatmap.{c,h}         the subsecond heat map (on_sample below)
  *   block_line.h          walking the lines of an io/chunk.h block
  *
  *     struct prof_profile_opts o;
@@ -115,6 +116,17 @@ struct prof_profile_opts {
 	 */
 	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *w, int nw);
 	void *on_stack_ctx;
+	/*
+	 * When set, called for every sample of profrec TSV or perf script
+	 * input folded, in input order, with its stack's id, its weight (of
+	 * column 0) and its time in the time window's terms: profrec's
+	 * time_ns, perf script's time since the input's first sample; -1 if
+	 * the sample has no time. Folded input has no samples: never called.
+	 * What a heat map (heatmap.h) needs. perf script input is then read
+	 * by one thread.
+	 */
+	void (*on_sample)(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
+	void *on_sample_ctx;
 };
 
 /* What reading gave, beyond the table and the metadata. */

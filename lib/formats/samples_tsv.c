@@ -218,6 +218,8 @@ static void fold_row(struct reader *rd, const struct row *row, size_t idx)
 	id = prof_stacks_add_columns(rd->t, rd->frames, depth, w, 1);
 	if (o->on_stack)
 		o->on_stack(o->on_stack_ctx, id, w, 1);
+	if (o->on_sample)
+		o->on_sample(o->on_sample_ctx, id, w[0], row->time_ns < 0 ? -1 : row->time_ns);
 	rd->st->samples++;
 }
 

@@ -43,6 +43,10 @@ struct prof_samples_opts {
 	 * id of its stack in t and its weight (nw = 1). */
 	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *w, int nw);
 	void *on_stack_ctx;
+	/* When set, called likewise with the sample's time (profile.h's
+	 * on_sample; -1: none). */
+	void (*on_sample)(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
+	void *on_sample_ctx;
 };
 
 struct prof_samples_stats {
