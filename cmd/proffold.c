@@ -1,7 +1,7 @@
 /*
  * proffold: fold stack samples (perf script text, profrec sample TSV,
- * folded stacks) into folded stacks, optionally transformed, or into a
- * bottleneck report.
+ * folded stacks) into folded stacks, optionally transformed, into a
+ * bottleneck report, or into a subsecond heat map.
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -16,6 +16,7 @@
 #include "core/top.h"
 #include "core/transform.h"
 #include "formats/folded.h"
+#include "formats/heatmap.h"
 #include "formats/profile.h"
 #include "io/output.h"
 
@@ -59,6 +60,8 @@ static const char help_text[] =
 "      --sort=KEY          rank the report by self (default) or total\n"
 "      --threshold=PCT     flag functions with this self share (default 5)\n"
 "      --human             aligned text report instead of TSV\n"
+"      --heatmap           subsecond heat map (TSV): samples per bucket of each second\n"
+"      --bucket=DUR        heat map bucket, dividing 1s (default 20ms)\n"
 "  -q, --quiet             no notes on stderr\n"
 "  -v, --verbose           more notes on stderr\n"
 "  -h, --help              this help\n"
@@ -67,8 +70,8 @@ static const char help_text[] =
 "no sample in the time window, 2 usage error.\n";
 
 enum {
-	OPT_ADDRS = 0x100, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
-	OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_HEADER,
+	OPT_ADDRS = 0x100, OPT_BUCKET, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
+	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_HEADER,
 	OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
 	OPT_TID, OPT_TIME_FROM, OPT_TIME_TO, OPT_TOP,
 };
@@ -76,6 +79,7 @@ enum {
 static const struct option long_opts[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "all", no_argument, NULL, 'a' },
+	{ "bucket", required_argument, NULL, OPT_BUCKET },
 	{ "collapse-recursion", no_argument, NULL, OPT_COLLAPSE },
 	{ "counts", no_argument, NULL, OPT_COUNTS },
 	{ "cpp-names", no_argument, NULL, OPT_CPP },
@@ -83,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "focus", required_argument, NULL, OPT_FOCUS },
 	{ "format", required_argument, NULL, 'f' },
+	{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "human", no_argument, NULL, OPT_HUMAN },
 	{ "jit", no_argument, NULL, OPT_JIT },
@@ -116,6 +121,8 @@ struct config {
 	int no_header;
 	int top;
 	struct prof_top_opts top_opts;
+	int heatmap;
+	uint64_t bucket_ns;	/* 0: --bucket not given */
 };
 
 /* Write the folded stacks or the --top report of t; 0 or 1. */
@@ -140,6 +147,52 @@ static int write_result(struct config *c, const struct prof_stacks *t,
 		return 1;
 	}
 	return prof_output_close(o) ? 1 : 0;
+}
+
+/*
+ * --heatmap: read the inputs into a heat map and write its TSV. The cells
+ * are those of the time window, if any. Returns the exit status.
+ */
+static int run_heatmap(struct config *c, const char *const *paths, size_t n)
+{
+	struct prof_heatmap hm;
+	struct prof_stacks t;
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_profile_summary sum;
+	struct prof_output *o;
+	int rval = 0;
+
+	prof_heatmap_init(&hm, c->bucket_ns ? c->bucket_ns : 20000000);
+	c->read.on_sample = prof_heatmap_on_sample;
+	c->read.on_sample_ctx = &hm;
+	prof_stacks_init(&t, 1);
+	if (prof_profile_read_all(paths, n, &c->read, &t, &meta, &sum))
+		rval = 1;
+	prof_heatmap_finish(&hm);
+	if (hm.untimed)
+		prof_warn("%lu sample%s without a time left out of the heat map", hm.untimed,
+			  hm.untimed == 1 ? "" : "s");
+	if (hm.too_late)
+		prof_warn("%lu sample%s too late for the heat map (after %u cells) left out",
+			  hm.too_late, hm.too_late == 1 ? "" : "s", PROF_HEATMAP_MAX_CELLS);
+	if (!hm.ncells && prof_stacks_count(&t)) {
+		prof_warn("no sample times to place in the heat map (folded stacks have none: "
+			  "use profrec TSV or perf script text with its time field)");
+		rval = 1;
+	}
+	o = prof_output_open(c->output, PROF_OUT_ATOMIC,
+			     c->output ? prof_compression_from_suffix(c->output) : PROF_COMP_NONE);
+	if (!o || prof_heatmap_write(&hm, &meta, !c->no_header, o)) {
+		if (o)
+			prof_output_abort(o);
+		rval = 1;
+	} else if (prof_output_close(o)) {
+		rval = 1;
+	}
+	prof_heatmap_release(&hm);
+	prof_stacks_release(&t);
+	prof_meta_release(&meta);
+	return rval;
 }
 
 static uint64_t parse_time_opt(const char *opt, const char *arg)
@@ -198,6 +251,13 @@ int main(int argc, char **argv)
 		case OPT_ADDRS:
 			c.read.include_addrs = 1;
 			break;
+		case OPT_BUCKET:
+			c.bucket_ns = parse_time_opt("bucket", optarg);
+			if (prof_heatmap_bucket_ok(c.bucket_ns))
+				prof_usage_error(SYNOPSIS, "--bucket: expected a duration of at least "
+						 "1ms dividing 1s evenly (10ms, 20ms, 50ms, 0.1s), got '%s'",
+						 optarg);
+			break;
 		case OPT_COLLAPSE:
 			c.xf.collapse_recursion = 1;
 			break;
@@ -213,6 +273,9 @@ int main(int argc, char **argv)
 						     sizeof(errbuf)))
 				prof_usage_error(SYNOPSIS, "--%s: bad regex '%s': %s",
 						 ch == OPT_EXCLUDE ? "exclude" : "focus", optarg, errbuf);
+			break;
+		case OPT_HEATMAP:
+			c.heatmap = 1;
 			break;
 		case OPT_HUMAN:
 			c.top_opts.human = 1;
@@ -290,6 +353,14 @@ int main(int argc, char **argv)
 		prof_usage_error(SYNOPSIS, "--time-to must be later than --time-from");
 	if (c.top_opts.human && !c.top)
 		prof_usage_error(SYNOPSIS, "--human needs --top");
+	if (c.bucket_ns && !c.heatmap)
+		prof_usage_error(SYNOPSIS, "--bucket needs --heatmap");
+	if (c.heatmap && (c.top || prof_transform_active(&c.xf)))
+		prof_usage_error(SYNOPSIS, "--heatmap counts samples: it takes no --top or "
+				 "transformation");
+	if (c.heatmap)
+		return run_heatmap(&c, (const char *const *)argv + optind,
+				   (size_t)(argc - optind)) | prof_close_stdout();
 
 	prof_stacks_init(&t, 2);	/* two columns: differential input stays so */
 	if (prof_profile_read_all((const char *const *)argv + optind, (size_t)(argc - optind),

@@ -491,3 +491,114 @@ if gzip -dc "$TMP/cut.gz" 2>/dev/null | grep -q 'main;b 1'; then
 else
 	skip "cut compressed input" "this gzip leaves no partial line at the cut"
 fi
+
+# ---- --heatmap: the subsecond heat map (schema proffold-heatmap) ----
+# (%.0f: mawk's %d stops at 2^31.) 3 s alternating 100 ms busy (a 1 ms sample each ms) and 100 ms asleep
+# (one "wait" sample at 150 ms of each idle phase), and an offcpu-time row.
+awk 'BEGIN {
+	print "# source=profrec event=cpu-clock,offcpu-time unit=ns,ns"
+	print "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack"
+	for (ms = 0; ms < 3000; ms++) {
+		if (int(ms / 100) % 2 == 0) {
+			printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t1000000\t1\t%s\n", ms * 1000000, b++ ? "" : "main;work"
+		} else if (ms % 100 == 50) {
+			printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t1000000\t2\t%s\n", ms * 1000000, w++ ? "" : "main;wait"
+			printf "%.0f\t7\t7\tapp\t0\toffcpu-time\t99000000\t2\t\n", ms * 1000000
+		}
+	}
+}' >"$TMP/stripes.tsv"
+run "$F" -q --heatmap -o "$TMP/hm.tsv" "$TMP/stripes.tsv"
+check "heatmap: header and first cells" 0 "# source=profrec event=cpu-clock unit=ns bucket_ms=20
+second	offset_ms	event	samples	weight
+0	0	cpu-clock	20	20000000
+0	20	cpu-clock	20	20000000" head -n 4 "$TMP/hm.tsv"
+validate_tsv "heatmap: valid proffold-heatmap TSV" proffold-heatmap "$TMP/hm.tsv"
+# every cell: 3 s x 50 buckets; busy 20 samples, idle 0 (1 where "wait" is)
+check "heatmap: the stripes, every cell present" 0 "150 cells, 75 busy=20, 15 wait=1, 60 idle=0" awk -F'\t' '
+	NR > 2 { n++; ph = int($2 / 100) % 2
+		if (ph == 0 && $4 == 20 && $5 == 20000000) busy++
+		else if (ph == 1 && $2 % 100 == 40 && $4 == 1) wt++
+		else if (ph == 1 && $4 == 0 && $5 == 0) idle++ }
+	END { printf "%d cells, %d busy=20, %d wait=1, %d idle=0\n", n, busy, wt, idle }' "$TMP/hm.tsv"
+check "heatmap: --bucket 100ms, seconds x buckets" 0 "0	0	cpu-clock	100	100000000
+0	100	cpu-clock	1	1000000
+2	900	cpu-clock	1	1000000" sh -c "\"$F\" -q --heatmap --bucket 100ms --no-header \"$TMP/stripes.tsv\" | sed -n '2p;3p;\$p'"
+check "heatmap: -e picks the event" 0 "0	100	offcpu-time	1	99000000" sh -c \
+	"\"$F\" --heatmap --bucket 0.1s -e offcpu-time --no-header \"$TMP/stripes.tsv\" | sed -n 3p"
+# a range's cells hold what --time-from/--time-to folds for it
+for range in "200ms 700ms" "0.98 2.02" "140ms 160ms"; do
+	set -- $range
+	want=$("$F" -q --no-header --time-from "$1" --time-to "$2" "$TMP/stripes.tsv" | awk '{ s += $NF } END { print s + 0 }')
+	got=$("$F" -q --heatmap --no-header "$TMP/stripes.tsv" | awk -F'\t' -v a="$1" -v b="$2" '
+		function ms(v) { return v ~ /ms$/ ? v + 0 : v * 1000 }
+		NR > 1 { t = $1 * 1000 + $2; if (t >= ms(a) && t < ms(b)) s += $5 } END { print s + 0 }')
+	if [ "$want" = "$got" ] && [ "$want" != 0 ]; then
+		pass "heatmap: cells of $1..$2 = --time-from/--time-to ($got)"
+	else
+		fail "heatmap: cells of $1..$2" "heat map $got, --time-from/--time-to $want"
+	fi
+done
+check "heatmap: --time-from/--time-to keep their cells only" 0 "24 404000000" sh -c \
+	"\"$F\" -q --heatmap --no-header --time-from 200ms --time-to 1s \"$TMP/stripes.tsv\" | awk -F'\t' 'NR > 1 && \$4 { n++; s += \$5 } END { print n, s }'"
+# perf script text with times: seconds from the first sample, all samples placed
+for f in perf-nog perf-g; do
+	want=$("$F" --no-header --counts "$TESTS/data/$f.txt.gz" | awk '{ s += $NF } END { print s }')
+	run "$F" --heatmap -o "$TMP/$f.hm.tsv" "$TESTS/data/$f.txt.gz"
+	got=$(awk -F'\t' 'NR > 2 { s += $4 } END { print s }' "$TMP/$f.hm.tsv")
+	if [ "$STATUS" = 0 ] && [ "$want" = "$got" ] && "$TSVCHECK" proffold-heatmap "$TMP/$f.hm.tsv" >/dev/null 2>&1; then
+		pass "heatmap of perf script $f: all $got samples, valid TSV"
+	else
+		fail "heatmap of perf script $f" "exit $STATUS, $got samples, folding counts $want"
+	fi
+done
+for b in 7ms 0 2s abc -20ms 0.5ms; do
+	check_error "heatmap: --bucket $b is a usage error" 2 "--bucket: (expected a duration|bad time)" \
+		"$F" --heatmap --bucket "$b" "$TMP/stripes.tsv"
+done
+check_error "--bucket needs --heatmap" 2 "--bucket needs --heatmap" "$F" --bucket 20ms "$TMP/stripes.tsv"
+check_error "--heatmap takes no --top" 2 "takes no --top" "$F" --heatmap --top 3 "$TMP/stripes.tsv"
+check_error "--heatmap of folded stacks: no times" 1 "no sample times" "$F" --heatmap "$TMP/one.folded"
+
+# a real recording of a program alternating 100 ms of work and 100 ms asleep
+cat >"$TMP/stripes.c" <<'EOC'
+#include <time.h>
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+__attribute__((noinline)) static void work(double until)
+{
+	volatile unsigned long x = 0;
+	while (now() < until)
+		x++;
+}
+int main(void)
+{
+	struct timespec nap = { 0, 100000000 };
+	double t0 = now();
+	int i;
+	for (i = 0; i < 15; i++) {
+		work(t0 + i * 0.2 + 0.1);
+		nanosleep(&nap, 0);
+	}
+	return 0;
+}
+EOC
+if ${CC:-cc} -O1 -o "$TMP/stripes" "$TMP/stripes.c" 2>"$TMP/cc.err" &&
+	"$BIN/profrec" -q -o "$TMP/rec.tsv" -- "$TMP/stripes" 2>"$TMP/rec.err" &&
+	[ "$(awk 'END { print NR }' "$TMP/rec.tsv")" -gt 100 ]; then
+	run "$F" --heatmap --bucket 100ms -o "$TMP/rec.hm.tsv" "$TMP/rec.tsv"
+	# buckets of one parity hold the work: their total is far above the others'
+	res=$(awk -F'\t' 'NR > 2 { k = $1 * 10 + $2 / 100; s[k % 2] += $4; n++ }
+		END { hi = s[0] > s[1] ? s[0] : s[1]; lo = s[0] > s[1] ? s[1] : s[0]
+		      print (hi >= 3 * lo && hi > 0 ? "stripes" : "flat " s[0] "/" s[1]), n }' "$TMP/rec.hm.tsv")
+	if [ "$STATUS" = 0 ] && [ "${res%% *}" = stripes ]; then
+		pass "heatmap of a real recording (profrec): the stripes ($res cells)"
+	else
+		fail "heatmap of a real recording" "exit $STATUS: $res"
+	fi
+else
+	skip "heatmap of a real recording" "profrec could not record here: $(head -c 200 "$TMP/rec.err" "$TMP/cc.err" 2>/dev/null | tr '\n' ' ')"
+fi

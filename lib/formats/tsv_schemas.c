@@ -35,6 +35,14 @@ static const struct prof_tsv_column proffold_top[] = {
 	{ "flag", PROF_TSV_TEXT },
 };
 
+static const struct prof_tsv_column proffold_heatmap[] = {
+	{ "second", PROF_TSV_INT },
+	{ "offset_ms", PROF_TSV_NUM },
+	{ "event", PROF_TSV_TEXT },
+	{ "samples", PROF_TSV_INT },
+	{ "weight", PROF_TSV_NUM },
+};
+
 static const struct prof_tsv_column profheap_timeline[] = {
 	{ "time_ns", PROF_TSV_INT },
 	{ "live_bytes", PROF_TSV_INT },
@@ -156,6 +164,7 @@ static const struct prof_tsv_column profcmp_table[] = {
 static const struct prof_tsv_schema schemas[] = {
 	{ "profrec-samples", COLS_FROM(profrec_samples, 9) },
 	{ "proffold-top", COLS(proffold_top) },
+	{ "proffold-heatmap", COLS(proffold_heatmap) },
 	{ "profheap-timeline", COLS(profheap_timeline) },
 	{ "profgpu-timeline", COLS(profgpu_timeline) },
 	{ "profgpu-processes", COLS(profgpu_processes) },
@@ -168,5 +177,5 @@ static const struct prof_tsv_schema schemas[] = {
 
 const struct prof_tsv_schema *const prof_tsv_schemas[] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3],
-	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], &schemas[9], NULL,
+	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10], NULL,
 };
