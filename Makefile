@@ -93,6 +93,8 @@ LIBS_profreport   := $(LIBS_io) m
 LIBS_profgpu      := $(LIBS_io) m dl
 LIBS_profrec      := dw elf $(LIBS_io) m dl
 LIBS_profheap     := dw elf $(LIBS_io) m dl
+# profannotate: capstone too, linked by lib/annotate/annotate.mk when installed
+LIBS_profannotate := dw elf $(LIBS_io) m dl
 tool_libs = $(call lib_ldlibs,$(or $(LIBS_$(1)),$(LIBS_ALL)))
 
 # ---- flags ----------------------------------------------------------------------
