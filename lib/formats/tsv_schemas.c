@@ -161,6 +161,30 @@ static const struct prof_tsv_column profcmp_table[] = {
 	{ "verdict", PROF_TSV_TEXT },
 };
 
+static const struct prof_tsv_column profannotate[] = {
+	{ "function", PROF_TSV_TEXT },
+	{ "file", PROF_TSV_TEXT },
+	{ "address", PROF_TSV_TEXT },
+	{ "samples", PROF_TSV_INT },
+	{ "percent", PROF_TSV_NUM },
+	{ "hot", PROF_TSV_TEXT },
+	{ "source", PROF_TSV_TEXT },
+	{ "instruction", PROF_TSV_TEXT },
+};
+
+static const struct prof_tsv_column profannotate_simd[] = {
+	{ "function", PROF_TSV_TEXT },
+	{ "instructions", PROF_TSV_INT },
+	{ "scalar", PROF_TSV_INT },
+	{ "sse", PROF_TSV_INT },
+	{ "avx", PROF_TSV_INT },
+	{ "avx2", PROF_TSV_INT },
+	{ "avx512", PROF_TSV_INT },
+	{ "neon", PROF_TSV_INT },
+	{ "sve", PROF_TSV_INT },
+	{ "widest_bits", PROF_TSV_INT },
+};
+
 static const struct prof_tsv_schema schemas[] = {
 	{ "profrec-samples", COLS_FROM(profrec_samples, 9) },
 	{ "proffold-top", COLS(proffold_top) },
@@ -173,9 +197,12 @@ static const struct prof_tsv_schema schemas[] = {
 	{ "profcompress", COLS(profcompress_results) },
 	{ "profcmp-functions", COLS(profcmp_functions) },
 	{ "profcmp-table", COLS(profcmp_table) },
+	{ "profannotate", COLS(profannotate) },
+	{ "profannotate-simd", COLS(profannotate_simd) },
 };
 
 const struct prof_tsv_schema *const prof_tsv_schemas[] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3],
-	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10], NULL,
+	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10],
+	&schemas[11], &schemas[12], NULL,
 };

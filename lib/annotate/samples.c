@@ -1,0 +1,182 @@
+/*
+ * Sampled addresses of profrec TSV, counted per file offset (samples.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotate/samples.h"
+#include "base/error.h"
+#include "base/units.h"
+#include "base/xalloc.h"
+#include "formats/tsv.h"
+#include "io/input.h"
+
+#define NCOLS 12	/* profrec-samples with ip, map_id, map */
+
+struct reader {
+	struct prof_ann_samples *s;
+	uint32_t *map_file;	/* map_id -> file index + 1 (0: not defined) */
+	uint64_t *map_base;	/* map_id -> start - pgoff */
+	size_t nmaps;
+	size_t hits_cap, files_cap;
+	const char *name;
+	unsigned long bad;
+};
+
+/* "0xSTART 0xPGOFF BUILD_ID PATH" of map_id id. */
+static int define_map(struct reader *rd, uint64_t id, char *text)
+{
+	struct prof_ann_samples *s = rd->s;
+	char *bid, *path, *end;
+	uint64_t start, pgoff;
+	size_t f;
+
+	start = strtoull(text, &end, 16);
+	if (*end != ' ')
+		return -1;
+	pgoff = strtoull(end + 1, &end, 16);
+	if (*end != ' ' || !(path = strchr(bid = end + 1, ' ')))
+		return -1;
+	*path++ = 0;
+	for (f = 0; f < s->nfiles; f++)
+		if (strcmp(s->files[f].path, path) == 0 &&
+		    strcmp(s->files[f].build_id ? s->files[f].build_id : "-", bid) == 0)
+			break;
+	if (f == s->nfiles) {
+		PROF_GROW(s->files, f + 1, rd->files_cap);
+		s->files[f] = (struct prof_ann_file){ xstrdup(path),
+			strcmp(bid, "-") ? xstrdup(bid) : NULL, start, pgoff, 0 };
+		s->nfiles++;
+	}
+	if (id >= rd->nmaps) {
+		size_t n = (size_t)id + 1;
+
+		rd->map_file = xreallocarray(rd->map_file, n, sizeof(*rd->map_file));
+		rd->map_base = xreallocarray(rd->map_base, n, sizeof(*rd->map_base));
+		memset(rd->map_file + rd->nmaps, 0, (n - rd->nmaps) * sizeof(*rd->map_file));
+		rd->nmaps = n;
+	}
+	rd->map_file[id] = (uint32_t)f + 1;
+	rd->map_base[id] = start - pgoff;
+	return 0;
+}
+
+/* One row: fields f[0..NCOLS). */
+static int read_row(struct reader *rd, char **f)
+{
+	struct prof_ann_samples *s = rd->s;
+	uint64_t ip, id;
+	char *end;
+
+	s->rows++;
+	if (!s->event)
+		s->event = xstrdup(f[5]);
+	if (strcmp(s->event, f[5]) != 0) {
+		s->other_events++;
+		return 0;
+	}
+	if (!f[9][0]) {
+		s->no_ip++;
+		return 0;
+	}
+	ip = strtoull(f[9], &end, 16);
+	if (*end)
+		return -1;
+	if (!f[10][0]) {
+		s->outside_files++;
+		return 0;
+	}
+	if (prof_parse_u64(f[10], &id) < 0 || (f[11][0] && define_map(rd, id, f[11]) != 0) ||
+	    id >= rd->nmaps || !rd->map_file[id])
+		return -1;
+	PROF_GROW(s->hits, s->nhits + 1, rd->hits_cap);
+	s->hits[s->nhits++] = (struct prof_ann_hit){ rd->map_file[id] - 1, ip - rd->map_base[id], 1 };
+	s->counted++;
+	return 0;
+}
+
+static int by_file_off(const void *a, const void *b)
+{
+	const struct prof_ann_hit *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sort the hits and merge those of one offset. */
+static void merge_hits(struct prof_ann_samples *s)
+{
+	size_t j = 0;
+
+	qsort(s->hits, s->nhits, sizeof(*s->hits), by_file_off);
+	for (size_t i = 0; i < s->nhits; i++) {
+		s->files[s->hits[i].file].samples += s->hits[i].count;
+		if (j && s->hits[j - 1].file == s->hits[i].file && s->hits[j - 1].off == s->hits[i].off)
+			s->hits[j - 1].count += s->hits[i].count;
+		else
+			s->hits[j++] = s->hits[i];
+	}
+	s->nhits = j;
+}
+
+/* The lines after the header; -1 on a malformed row (reported, the first 10). */
+static void read_rows(struct reader *rd, struct prof_lines *lr)
+{
+	char *line, *f[NCOLS + 1];
+	size_t len;
+
+	while ((line = prof_lines_next(lr, &len)) != NULL) {
+		if (!len || line[0] == '#')
+			continue;
+		if (prof_tsv_split(line, len, f, NCOLS + 1) != NCOLS || read_row(rd, f) != 0) {
+			if (++rd->bad <= 10)
+				prof_input_warn(rd->name, prof_lines_lineno(lr), "malformed row");
+		}
+	}
+}
+
+int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
+{
+	const char *header = prof_tsv_header(prof_tsv_schema_find("profrec-samples"));
+	struct prof_lines *lr = prof_lines_open(path);
+	struct reader rd = { .s = s, .name = path };
+	char *line;
+	size_t len;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!lr)
+		return -1;
+	while ((line = prof_lines_next(lr, &len)) != NULL && (!len || line[0] == '#'))
+		;
+	if (!line || len != strlen(header) - 1 || memcmp(line, header, len) != 0) {
+		size_t old = (size_t)(strstr(header, "\tip\t") - header);
+
+		prof_input_warn(path, 0, line && len == old && memcmp(line, header, old) == 0 ?
+				"recorded without the ip column (profrec before 0.4): record again" :
+				"not profrec TSV with the ip column (profrec -o FILE.tsv)");
+		rc = -1;
+	} else {
+		read_rows(&rd, lr);
+		merge_hits(s);
+	}
+	if (rd.bad || prof_lines_failed(lr))
+		rc = -1;
+	prof_lines_close(lr);
+	free(rd.map_file);
+	free(rd.map_base);
+	return rc;
+}
+
+void prof_ann_samples_release(struct prof_ann_samples *s)
+{
+	for (size_t i = 0; i < s->nfiles; i++) {
+		free(s->files[i].path);
+		free(s->files[i].build_id);
+	}
+	free(s->files);
+	free(s->hits);
+	free(s->event);
+	memset(s, 0, sizeof(*s));
+}

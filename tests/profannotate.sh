@@ -1,0 +1,183 @@
+#!/bin/sh
+# profannotate: the SIMD check of small kernels (AVX2, AVX-512, scalar),
+# annotation of a recorded division chain (PIE, non-PIE, a shared
+# library; beside perf annotate when perf works), build-id mismatch,
+# missing debug information, and bad input.
+. "$(dirname "$0")/lib.sh"
+A=$BIN/profannotate
+R=$BIN/profrec
+CC=${CC:-cc}
+
+echo 'int main(void) { return 0; }' >"$TMP/main.c"
+$CC -O2 -o "$TMP/true" "$TMP/main.c" || { fail "build a program"; exit 0; }
+run "$A" --simd "$TMP/true" main
+if grep -q 'without capstone' "$TMP/stderr"; then
+	skip "all" "profannotate was built without capstone (package libcapstone-dev)"
+	exit 0
+fi
+
+# ---- --simd: the same loops at -O3 -mavx2, -O3 -mavx512f and -O0 ----
+cat >"$TMP/k.c" <<'EOF2'
+void add(int *restrict a, const int *restrict b, int n) { for (int i = 0; i < n; i++) a[i] += b[i]; }
+void addf(float *restrict a, const float *restrict b, int n) { for (int i = 0; i < n; i++) a[i] += b[i]; }
+EOF2
+# simd_col FILE FUNC COLUMN: the column of FUNC's row of --simd TSV.
+simd_col() {
+	awk -F'\t' -v f="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == f { print $col[c] }' "$1"
+}
+kernels_ok=1
+for v in avx2 avx512 O0; do
+	case $v in
+	avx2) fl="-O3 -mavx2" ;;
+	avx512) fl="-O3 -mavx512f" ;;
+	O0) fl="-O0" ;;
+	esac
+	# shellcheck disable=SC2086
+	$CC $fl -o "$TMP/k-$v" "$TMP/k.c" "$TMP/main.c" 2>/dev/null || kernels_ok=0
+done
+if [ $kernels_ok = 0 ]; then
+	skip "--simd kernels" "the compiler cannot build -mavx2/-mavx512f code"
+else
+	"$A" --simd "$TMP/k-avx2" add addf >"$TMP/avx2.tsv"
+	validate_tsv "--simd: valid profannotate-simd TSV" profannotate-simd "$TMP/avx2.tsv"
+	w=$(simd_col "$TMP/avx2.tsv" add widest_bits) n=$(simd_col "$TMP/avx2.tsv" add avx2)
+	if [ "$w" = 256 ] && [ "${n:-0}" -gt 0 ]; then pass "-O3 -mavx2 integer loop: AVX2, 256 bits"
+	else fail "-O3 -mavx2 integer loop: AVX2, 256 bits" "widest $w, avx2 $n"; fi
+	check_status "--require avx2 on the -mavx2 loop: exit 0" 0 "$A" --simd --require avx2 "$TMP/k-avx2" add
+	"$A" --simd "$TMP/k-avx512" add addf >"$TMP/avx512.tsv"
+	w=$(simd_col "$TMP/avx512.tsv" addf widest_bits) n=$(simd_col "$TMP/avx512.tsv" addf avx512)
+	if [ "$w" = 512 ] && [ "${n:-0}" -gt 0 ]; then pass "-O3 -mavx512f loop: AVX-512, 512 bits"
+	else fail "-O3 -mavx512f loop: AVX-512, 512 bits" "widest $w, avx512 $n"; fi
+	"$A" --simd "$TMP/k-O0" add addf >"$TMP/o0.tsv"
+	bad=$(awk -F'\t' 'NR > 1 && ($4 + $5 + $6 + $7 != 0 || $10 != 0 || $3 != $2)' "$TMP/o0.tsv")
+	if [ -z "$bad" ] && objdump -d "$TMP/k-O0" 2>/dev/null | grep -q addss; then
+		pass "-O0: scalar only (addss is scalar, not a vector)"
+	else
+		fail "-O0: scalar only" "$bad"
+	fi
+	check_error "--require avx2 on the -O0 loop: exit 1, named" 1 "addf: no 256-bit vector instruction" \
+		"$A" --simd --require avx2 "$TMP/k-O0" addf
+	run "$A" --simd --human "$TMP/k-avx2"
+	if [ "$STATUS" = 0 ] && head -n 1 "$TMP/stdout" | grep -q '^function  *insns' && grep -q '^add ' "$TMP/stdout"; then
+		pass "--simd --human: aligned table of every function"
+	else
+		fail "--simd --human" "exit $STATUS: $(head -c 300 "$TMP/stdout")"
+	fi
+fi
+
+# ---- bad input ----
+echo "not a program" >"$TMP/text"
+check_error "not ELF: exit 1, said" 1 "text: not an ELF file" "$A" --simd "$TMP/text"
+head -c 200 "$TMP/true" >"$TMP/cut"
+check_error "truncated ELF: exit 1, said" 1 "cut: truncated or malformed ELF file" "$A" --simd "$TMP/cut"
+check_error "unknown symbol: exit 1, named" 1 "true: no function 'no_such_function'" "$A" --simd "$TMP/true" no_such_function
+strip -o "$TMP/stripped" "$TMP/true"
+check_error "stripped binary: exit 1, said" 1 "stripped: no function symbols \(stripped binary\?\)" "$A" --simd "$TMP/stripped"
+check_error "missing file: exit 1" 1 "nothere: No such file" "$A" --simd "$TMP/nothere"
+check_error "--require bogus: usage error" 2 "bad --require 'bogus'" "$A" --simd --require bogus "$TMP/true"
+check_error "--require without --simd: usage error" 2 "--require goes with --simd" "$A" --require avx2 "$TMP/x.tsv"
+check_error "no samples file: usage error" 2 "one samples file expected" "$A"
+
+# ---- annotate a recording ----
+cat >"$TMP/div.c" <<'EOF2'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) unsigned long chain(unsigned long x, unsigned long d, long n)
+{
+	for (long i = 0; i < n; i++)
+		x = x / d + 12345;	/* a dependent division chain */
+	return x;
+}
+int main(int argc, char **argv)
+{
+	printf("%lu\n", chain(argc > 1 ? strtoul(argv[1], 0, 10) : 123456789, argc > 5 ? 7 : 3, 40000000));
+	return 0;
+}
+EOF2
+$CC -O2 -g -fPIE -pie -o "$TMP/div" "$TMP/div.c" || { fail "build the workload"; exit 0; }
+if [ ! -r /proc/sys/kernel/perf_event_paranoid ] || ! "$R" -q -o "$TMP/div.tsv" -- "$TMP/div" >/dev/null 2>"$TMP/rec.err"; then
+	skip "annotate a recording" "profrec cannot record here: $(head -c 200 "$TMP/rec.err" 2>/dev/null)"
+	exit 0
+fi
+# hot_in_chain TSV: the hottest instruction is a div or the one after it (skid).
+hot_in_chain() {
+	awk -F'\t' 'NR > 1 { if ($6 == "*") { print (prev ~ /^div/ || $8 ~ /^div/) ? "yes" : "no: " prev " / " $8; exit } prev = $8 }' "$1"
+}
+run "$A" "$TMP/div.tsv"
+validate_tsv "annotate: valid profannotate TSV" profannotate "$TMP/stdout"
+cp "$TMP/stdout" "$TMP/ann.tsv"
+r=$(hot_in_chain "$TMP/ann.tsv")
+if [ "$STATUS" = 0 ] && [ "$r" = yes ] && awk -F'\t' 'NR > 1 && $1 != "chain" { exit 1 }' "$TMP/ann.tsv"; then
+	pass "PIE: the hottest instruction of chain is in its division chain"
+else
+	fail "PIE: the hottest instruction is in the division chain" "exit $STATUS, $r; $(head -c 300 "$TMP/stderr")"
+fi
+if grep -q "	div.c:[0-9]*	div" "$TMP/ann.tsv" || grep -q "/div.c:[0-9]*	div" "$TMP/ann.tsv"; then
+	pass "source file:line from the debug information"
+else
+	fail "source file:line from the debug information" "$(sed -n 2,4p "$TMP/ann.tsv" | tr '\n\t' '| ')"
+fi
+s=$(awk -F'\t' 'NR > 1 { s += $5 } END { printf "%.0f", s }' "$TMP/ann.tsv")
+if [ "$s" = 100 ]; then pass "the shares of a function's instructions add up to 100%"
+else fail "the shares add up to 100%" "$s"; fi
+run "$A" --human -s chain "$TMP/div.tsv"
+if [ "$STATUS" = 0 ] && grep -q '^ chain  (' "$TMP/stdout" && grep -Eq '^ +[0-9.]+ \* :' "$TMP/stdout" &&
+	grep -Eq '^ +: .*div\.c:[0-9]+$' "$TMP/stdout"; then
+	pass "--human -s chain: title, source lines interleaved, the hottest marked"
+else
+	fail "--human -s chain" "exit $STATUS: $(head -c 400 "$TMP/stdout")"
+fi
+check_error "-s unknown function: exit 1, named" 1 "no function 'nosuch' in the files sampled" "$A" -s nosuch "$TMP/div.tsv"
+check_error "-s a function without samples: exit 1" 1 "function 'main' has no samples" "$A" -s main "$TMP/div.tsv"
+
+# beside perf annotate on a perf recording of the same program
+if have perf && perf record -q -o "$TMP/perf.data" "$TMP/div" >/dev/null 2>&1 &&
+	perf annotate --stdio -i "$TMP/perf.data" -s chain >"$TMP/perf.ann" 2>/dev/null && [ -s "$TMP/perf.ann" ]; then
+	theirs=$(awk '$2 == ":" && $1 ~ /^[0-9.]+$/ && $3 ~ /:$/ { a = $3; sub(/:$/, "", a); if ($1 + 0 > best) { best = $1 + 0; addr = a } }
+		END { print addr }' "$TMP/perf.ann")
+	ours=$(awk -F'\t' '$6 == "*" { print $3 }' "$TMP/ann.tsv")
+	if [ -n "$ours" ] && [ "$ours" = "$theirs" ]; then pass "the hottest instruction is perf annotate's ($ours)"
+	else fail "the hottest instruction is perf annotate's" "ours $ours, perf's $theirs"; fi
+else
+	skip "beside perf annotate" "perf cannot record or annotate here"
+fi
+
+# non-PIE and a shared library
+if $CC -O2 -g -no-pie -fno-pie -o "$TMP/divn" "$TMP/div.c" 2>/dev/null && "$R" -q -o "$TMP/divn.tsv" -- "$TMP/divn" >/dev/null 2>&1; then
+	"$A" "$TMP/divn.tsv" >"$TMP/annn.tsv" 2>"$TMP/stderr"
+	r=$(hot_in_chain "$TMP/annn.tsv")
+	if [ "$r" = yes ]; then pass "non-PIE: the hottest instruction is in the division chain"
+	else fail "non-PIE: the hottest instruction is in the division chain" "$r $(head -c 200 "$TMP/stderr")"; fi
+fi
+sed -n '/^__attribute__/,/^}/p' "$TMP/div.c" >"$TMP/libdiv.c"
+sed '/^__attribute__/,/^}/d; 1i unsigned long chain(unsigned long, unsigned long, long);' "$TMP/div.c" >"$TMP/usediv.c"
+if $CC -O2 -g -shared -fPIC -o "$TMP/libdiv.so" "$TMP/libdiv.c" &&
+	$CC -O2 -o "$TMP/usediv" "$TMP/usediv.c" -L"$TMP" -ldiv -Wl,-rpath,"$TMP" &&
+	"$R" -q -o "$TMP/lib.tsv" -- "$TMP/usediv" >/dev/null 2>&1; then
+	"$A" "$TMP/lib.tsv" >"$TMP/annl.tsv" 2>"$TMP/stderr"
+	r=$(hot_in_chain "$TMP/annl.tsv")
+	if [ "$r" = yes ] && grep -q 'libdiv.so' "$TMP/annl.tsv"; then pass "shared library: the hottest instruction is in the division chain"
+	else fail "shared library: the hottest instruction is in its division chain" "$r $(head -c 200 "$TMP/stderr")"; fi
+else
+	fail "build and record the shared-library workload"
+fi
+
+# without debug information: addresses only, said once
+$CC -O2 -o "$TMP/divnd" "$TMP/div.c" && "$R" -q -o "$TMP/nd.tsv" -- "$TMP/divnd" >/dev/null 2>&1
+run "$A" "$TMP/nd.tsv"
+if [ "$STATUS" = 0 ] && [ "$(grep -c 'no debug information: addresses only' "$TMP/stderr")" = 1 ] &&
+	[ "$(hot_in_chain "$TMP/stdout")" = yes ]; then
+	pass "no debug information: addresses only, said once"
+else
+	fail "no debug information: addresses only, said once" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+
+# the binary changed since the recording: refused
+$CC -O1 -g -o "$TMP/divnd" "$TMP/div.c"
+check_error "build-id mismatch: refused, said" 1 "divnd: build-id [0-9a-f]+, but the recording has [0-9a-f]+: the file changed" "$A" "$TMP/nd.tsv"
+
+# a recording of profrec before 0.4 (no ip column)
+cut -f 1-9 "$TMP/div.tsv" >"$TMP/old.tsv"
+check_error "a recording without the ip column: said" 1 "recorded without the ip column" "$A" "$TMP/old.tsv"
+check_error "not a recording: said" 1 "not profrec TSV with the ip column" "$A" "$TMP/text"
