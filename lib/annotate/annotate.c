@@ -246,7 +246,8 @@ static int select_hot(struct ctx *c, const char *path, const char *symbol, size_
 {
 	size_t j = 0;
 
-	qsort(c->hot, c->nhot, sizeof(*c->hot), by_samples);
+	if (c->nhot)	/* hot is NULL without samples */
+		qsort(c->hot, c->nhot, sizeof(*c->hot), by_samples);
 	if (!symbol) {
 		if (!c->nhot) {
 			prof_warn("%s: no sample falls in a function of a readable file", path);

@@ -109,7 +109,8 @@ static void merge_hits(struct prof_ann_samples *s)
 {
 	size_t j = 0;
 
-	qsort(s->hits, s->nhits, sizeof(*s->hits), by_file_off);
+	if (s->nhits)	/* hits is NULL without samples */
+		qsort(s->hits, s->nhits, sizeof(*s->hits), by_file_off);
 	for (size_t i = 0; i < s->nhits; i++) {
 		s->files[s->hits[i].file].samples += s->hits[i].count;
 		if (j && s->hits[j - 1].file == s->hits[i].file && s->hits[j - 1].off == s->hits[i].off)

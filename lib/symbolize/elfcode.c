@@ -120,6 +120,8 @@ static void sort_funcs(struct prof_elfcode *c)
 {
 	size_t j = 0;
 
+	if (!c->nfuncs)	/* no symbols: funcs is NULL, which qsort may not get */
+		return;
 	qsort(c->funcs, c->nfuncs, sizeof(*c->funcs), by_addr);
 	for (size_t i = 0; i < c->nfuncs; i++)	/* aliases: the first name */
 		if (!j || c->funcs[i].addr != c->funcs[j - 1].addr)
