@@ -54,4 +54,4 @@ _proftools()
 	fi
 }
 complete -o default -F _proftools proffold profflame profrec profheap profgpu profcmp profcompress \
-	profreport proftools-profile
+	profreport profannotate proftools-profile
