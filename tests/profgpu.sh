@@ -549,7 +549,7 @@ cat >"$TMP/tbin/tegrastats" <<EOF
 #!/bin/sh
 echo "\$*" >"$TMP/tegrastats.args"
 while IFS= read -r line; do printf '%s\n' "\$line"; sleep 0.03; done <"$DATA/tegrastats-orin.txt"
-exec sleep 29.75
+exec sleep 29.$$
 EOF
 chmod +x "$TMP/tbin/tegrastats"
 run env PATH="$TMP/tbin:$PATH" PROFGPU_SYSFS_ROOT="$JET" "$P" -q -i 250ms -- sleep 0.6
@@ -563,7 +563,8 @@ else
 	fail "tegrastats child on a Jetson" "exit $STATUS: $(diff "$TMP/jet.expected" "$TMP/jet.rows" | head -n 6 | tr '\n' '|') $(head -c 200 "$TMP/stderr")"
 fi
 sleep 0.1
-same "tegrastats child is stopped" "" "$(pgrep -f 'sleep 29[.]75' || true)"
+# (the sleep's length names this run: other runs of the suite may be going)
+same "tegrastats child is stopped" "" "$(pgrep -f "sleep 29[.]$$\$" || true)"
 check "Jetson listed" 0 "$(printf '0\ttegrastats\tNVIDIA Jetson AGX Orin Developer Kit\t')" \
 	env PATH="$TMP/tbin:$PATH" PROFGPU_SYSFS_ROOT="$JET" "$P" -l
 
