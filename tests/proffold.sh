@@ -4,52 +4,59 @@
 F=$BIN/proffold
 
 # ---- golden: byte-identical to stackcollapse-perf.pl ------------------------
-if need_corpus "golden perf-fp"; then
-	check_file "golden perf-fp" 0 "$CORPUS/perf-fp.folded" "$F" --no-header "$CORPUS/perf-fp.txt"
-	check_file "golden perf-dwarf" 0 "$CORPUS/perf-dwarf.folded" "$F" --no-header "$CORPUS/perf-dwarf.txt"
-	check_file "golden -j 3 identical" 0 "$CORPUS/perf-dwarf.folded" "$F" -j 3 --no-header "$CORPUS/perf-dwarf.txt"
-	check_file "golden from stdin" 0 "$CORPUS/perf-dwarf.folded" sh -c "\"$F\" --no-header <\"$CORPUS/perf-dwarf.txt\""
-	gzip -c "$CORPUS/perf-dwarf.txt" >"$TMP/dwarf.txt.gz"
-	check_file "golden gzip input" 0 "$CORPUS/perf-dwarf.folded" "$F" --no-header -j 2 "$TMP/dwarf.txt.gz"
-	if command -v zstd >/dev/null 2>&1; then
-		zstd -q -c "$CORPUS/perf-dwarf.txt" >"$TMP/dwarf.txt.zst"
-		check_file "golden zstd input" 0 "$CORPUS/perf-dwarf.folded" "$F" --no-header "$TMP/dwarf.txt.zst"
-	else
-		skip "golden zstd input" "zstd not installed"
-	fi
-	"$F" "$CORPUS/perf-fp.txt" >"$TMP/fp.out"
-	check "metadata header" 0 "# unit=ns event=cpu-clock source=perf-script" head -n 1 "$TMP/fp.out"
-	# folded output read back (folded input detected) gives the same
-	"$F" "$CORPUS/perf-fp.txt" >"$TMP/fp.folded"
-	check_file "folded input round trip" 0 "$TMP/fp.folded" "$F" "$TMP/fp.folded"
-	# merging: the same profile twice doubles every count
-	awk '{ $NF = $NF * 2; print }' "$CORPUS/perf-dwarf.folded" >"$TMP/double.folded"
-	check_file "merge two inputs" 0 "$TMP/double.folded" "$F" --no-header "$CORPUS/perf-dwarf.txt" "$CORPUS/perf-dwarf.folded"
-	# line numbers of bad lines stay right when blocks go to several threads
-	{ cat "$CORPUS/perf-dwarf.txt"; echo bogus1; cat "$CORPUS/perf-dwarf.txt"; echo bogus2; } >"$TMP/bad2.txt"
-	n1=$(($(wc -l <"$CORPUS/perf-dwarf.txt") + 1))
-	check_error "-j 3 reports input line numbers" 1 "bad2.txt:$n1: unrecognized line: bogus1" \
-		"$F" -j 3 "$TMP/bad2.txt"
-	check_error "-j 3 reports input line numbers (2)" 1 "bad2.txt:$((n1 * 2)): unrecognized line: bogus2" \
-		"$F" -j 3 "$TMP/bad2.txt"
-	# -o writes atomically, compressed by suffix
-	run "$F" -o "$TMP/out.folded.gz" "$CORPUS/perf-dwarf.txt"
-	if [ "$STATUS" = 0 ] && gzip -dc "$TMP/out.folded.gz" | sed 1d | cmp -s - "$CORPUS/perf-dwarf.folded"; then
-		pass "-o compressed output"
-	else
-		fail "-o compressed output" "exit $STATUS"
-	fi
-	# --top: valid proffold-top TSV; the corpus' hottest function is the sort
-	"$F" --top 5 "$CORPUS/perf-fp.txt" >"$TMP/top.tsv"
-	validate_tsv "--top TSV schema" proffold-top "$TMP/top.tsv"
-	check "--top ranks by self" 0 "1	msort_with_tmp.part.0	hot" \
-		awk -F '\t' 'NR == 3 { print $1 "\t" $2 "\t" $7 }' "$TMP/top.tsv"
-	run "$F" --top 3 --human "$CORPUS/perf-fp.txt"
-	if [ "$STATUS" = 0 ] && grep -q '^hottest path' "$TMP/stdout" && grep -q 'hot (self >= 5%)' "$TMP/stdout"; then
-		pass "--top --human"
-	else
-		fail "--top --human" "$(head -c 300 "$TMP/stdout")"
-	fi
+# tests/data/flamegraph/stackcollapse.index: the reference script's output on every
+# capture of tests/data, made once (tests/data/README).
+D=$TESTS/data
+grep -v '^#' "$D/flamegraph/stackcollapse.index" | while read -r ref cap st opts; do
+	gzip -dc "$D/flamegraph/$ref" >"$TMP/ref.folded"
+	# shellcheck disable=SC2086
+	check_file "same as stackcollapse-perf.pl: $cap${opts:+ $opts}" "$st" "$TMP/ref.folded" \
+		"$F" -q --no-header $opts "$D/$cap"
+done
+gzip -dc "$D/perf-deep-dwarf.txt.gz" >"$TMP/dwarf.txt"
+gzip -dc "$D/flamegraph/perf-deep-dwarf.folded.gz" >"$TMP/dwarf.folded"
+gzip -dc "$D/perf-deep-fp.txt.gz" >"$TMP/fp.txt"
+check_file "golden -j 3 identical" 0 "$TMP/dwarf.folded" "$F" -j 3 --no-header "$TMP/dwarf.txt"
+check_file "golden from stdin" 0 "$TMP/dwarf.folded" sh -c "\"$F\" --no-header <\"$TMP/dwarf.txt\""
+check_file "golden gzip input" 0 "$TMP/dwarf.folded" "$F" --no-header -j 2 "$D/perf-deep-dwarf.txt.gz"
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -c "$TMP/dwarf.txt" >"$TMP/dwarf.txt.zst"
+	check_file "golden zstd input" 0 "$TMP/dwarf.folded" "$F" --no-header "$TMP/dwarf.txt.zst"
+else
+	skip "golden zstd input" "zstd not installed"
+fi
+"$F" "$TMP/fp.txt" >"$TMP/fp.out"
+check "metadata header" 0 "# unit=ns event=cpu-clock:pppH source=perf-script" head -n 1 "$TMP/fp.out"
+# folded output read back (folded input detected) gives the same
+check_file "folded input round trip" 0 "$TMP/fp.out" "$F" "$TMP/fp.out"
+# merging: the same profile twice doubles every count
+# (the count replaced in place: a frame may end in a space, "<bool  N")
+awk '{ n = $NF; sub(/[0-9]+$/, ""); printf "%s%.0f\n", $0, n * 2 }' "$TMP/dwarf.folded" >"$TMP/double.folded"
+check_file "merge two inputs" 0 "$TMP/double.folded" "$F" --no-header "$TMP/dwarf.txt" "$TMP/dwarf.folded"
+# line numbers of bad lines stay right when blocks go to several threads
+{ cat "$TMP/dwarf.txt"; echo bogus1; cat "$TMP/dwarf.txt"; echo bogus2; } >"$TMP/bad2.txt"
+n1=$(($(wc -l <"$TMP/dwarf.txt") + 1))
+check_error "-j 3 reports input line numbers" 1 "bad2.txt:$n1: unrecognized line: bogus1" \
+	"$F" -j 3 "$TMP/bad2.txt"
+check_error "-j 3 reports input line numbers (2)" 1 "bad2.txt:$((n1 * 2)): unrecognized line: bogus2" \
+	"$F" -j 3 "$TMP/bad2.txt"
+# -o writes atomically, compressed by suffix
+run "$F" -o "$TMP/out.folded.gz" "$TMP/dwarf.txt"
+if [ "$STATUS" = 0 ] && gzip -dc "$TMP/out.folded.gz" | sed 1d | cmp -s - "$TMP/dwarf.folded"; then
+	pass "-o compressed output"
+else
+	fail "-o compressed output" "exit $STATUS"
+fi
+# --top: valid proffold-top TSV; the capture's hottest function is the sort
+"$F" --top 5 "$TMP/fp.txt" >"$TMP/top.tsv"
+validate_tsv "--top TSV schema" proffold-top "$TMP/top.tsv"
+check "--top ranks by self" 0 "1	deep::fib	hot" \
+	awk -F '\t' 'NR == 3 { print $1 "\t" $2 "\t" $7 }' "$TMP/top.tsv"
+run "$F" --top 3 --human "$TMP/fp.txt"
+if [ "$STATUS" = 0 ] && grep -q '^hottest path' "$TMP/stdout" && grep -q 'hot (self >= 5%)' "$TMP/stdout"; then
+	pass "--top --human"
+else
+	fail "--top --human" "$(head -c 300 "$TMP/stdout")"
 fi
 
 # ---- perf script rules (more in tests/unit/formats/test_perfscript.c) -------------
@@ -91,21 +98,6 @@ check_error "empty time window: what it was, what the profile spans" 1 \
 	"^proffold: no samples in the window 0.5s\.\.end; the profile spans 0s\.\.0\.038748s$" \
 	"$F" --time-from 0.5s "$TESTS/data/perf-nog.txt.gz"
 check "-q silences notes" 1 "" sh -c "\"$F\" -q \"$TMP/snip.txt\" 2>&1 >/dev/null | grep -v unrecognized"
-
-# Side by side with the reference script when a FlameGraph checkout is
-# at hand (FLAMEGRAPH_DIR, default ../ref/FlameGraph), on the snippet
-# with a final blank line (the Perl script drops an unterminated sample).
-FG=${FLAMEGRAPH_DIR:-$TOP/../ref/FlameGraph}
-if [ -f "$FG/stackcollapse-perf.pl" ] && command -v perl >/dev/null 2>&1; then
-	{ cat "$TMP/snip.txt"; printf '\njava 7/8 1.0: 3 cpu-clock:\n\t1 Lpkg/C;.m(I)V (/tmp/perf-7.map)\n\t2 [unknown] ([unknown])\n\n'; } >"$TMP/snip2.txt"
-	for o in "" --pid --tid --all --addrs "--event-filter=cycles"; do
-		perl "$FG/stackcollapse-perf.pl" $o "$TMP/snip2.txt" >"$TMP/ref.folded" 2>/dev/null
-		check_file "same as stackcollapse-perf.pl ${o:-(defaults)}" 1 "$TMP/ref.folded" \
-			"$F" -q --no-header $o "$TMP/snip2.txt"
-	done
-else
-	skip "same as stackcollapse-perf.pl" "no FlameGraph checkout (FLAMEGRAPH_DIR)"
-fi
 
 # ---- real perf script captures (tests/data/README says how they were made)
 D=$TESTS/data
@@ -168,33 +160,25 @@ work;__libc_start_call_main;main;__GI___getppid;entry_SYSCALL_64_after_hwframe;d
 work;__libc_start_call_main;main;__GI___getppid;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_getppid;__task_pid_nr_ns 1001001
 work;__libc_start_call_main;main;calc::Acc<unsigned long>::sum 21021021" \
 	"$F" -q -e cpu-clock/call-graph=fp/ "$D/perf-mixed.txt.gz"
-if [ -f "$FG/stackcollapse-perf.pl" ] && command -v perl >/dev/null 2>&1; then
-	# difffolded.pl on two files with metadata lines, read back
-	"$F" "$D/perf-nog.txt.gz" >"$TMP/a.folded"
-	"$F" "$D/perf-g-hidden.txt.gz" >"$TMP/b.folded"
-	perl "$FG/difffolded.pl" "$TMP/a.folded" "$TMP/b.folded" >"$TMP/ab.folded" 2>/dev/null
-	check "difffolded.pl output of files with metadata" 0 "work;__GI___getppid 1001001 4004004
+# difffolded.pl's output on two files with metadata lines (tests/data/README), read back
+check "difffolded.pl output of files with metadata" 0 "work;__GI___getppid 1001001 4004004
 work;__rcu_read_lock 0 1001001
 work;__rcu_read_unlock 1001001 4004004
 work;__task_pid_nr_ns 1001001 0
 work;calc::Acc<unsigned long>::sum 27027027 64064064
 work;do_syscall_64 6006006 8008008
-work;sys 1001001 1001001" "$F" "$TMP/ab.folded"
-	for c in g g-nodemangle g-sideband; do
-		gzip -dc "$D/perf-$c.txt.gz" | perl "$FG/stackcollapse-perf.pl" >"$TMP/ref.folded" 2>/dev/null
-		check_file "capture perf-$c same as stackcollapse-perf.pl" 0 "$TMP/ref.folded" \
-			"$F" -q --no-header "$D/perf-$c.txt.gz"
-	done
-fi
+work;sys 1001001 1001001" "$F" "$D/flamegraph/perf-nog.perf-g-hidden.difffolded.gz"
 
-# FlameGraph's own test suite: test/*.txt folded with each option, against
+# FlameGraph's own test suite, when FLAMEGRAPH_DIR names a checkout:
+# test/*.txt folded with each option, against
 # the results committed beside them. stackcollapse-perf.pl drops a last
 # sample that no empty line ends (proffold keeps it), so each input is cut
 # at its last empty line. The --pid/--tid results of the Java profiles
 # predate the script's rule that drops the 'L' of Java class names for
 # "java-PID" too (today's script differs from them the same way): they are
 # compared without those 'L's.
-if [ -d "$FG/test/results" ]; then
+FG=${FLAMEGRAPH_DIR:-}
+if [ -n "$FG" ] && [ -d "$FG/test/results" ]; then
 	total=0 same=0 stale=0 failed=
 	for t in "$FG"/test/*.txt; do
 		b=$(basename "$t" .txt)

@@ -100,9 +100,12 @@ static int parse_n(char *line, size_t len, struct prof_folded_line *out, int wan
 			*why = start == 0 ? "missing stack" : "missing count";
 			return -1;
 		}
-		end = (size_t)start;
-		while (end > 0 && is_space(line[end - 1]))
-			end--;
+		/*
+		 * One blank separates a count from what precedes it: a frame
+		 * may itself end in a space ("<bool "), as flamegraph.pl's
+		 * /^(.*)\s+?(\d+)$/ keeps it.
+		 */
+		end = (size_t)start - 1;
 	}
 	if (end == 0) {
 		*why = "empty stack";
