@@ -717,3 +717,37 @@ CC
 else
 	skip "dwarf c++: full chains" "no C++ compiler"
 fi
+
+# ---- stripped code named by its .eh_frame FDEs (issue 17) ----
+# fn_share FILE BIN A B: the share (%) of frame BIN!fn_A among samples
+# whose innermost user frame is BIN!fn_A or BIN!fn_B.
+fn_share() {
+	stacks "$1" | awk -F'\t' -v a="$2!fn_$3" -v b="$2!fn_$4" '{
+		n = split($6, f, ";"); leaf = ""
+		for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { leaf = f[i]; break }
+		if (leaf == a) na++; else if (leaf == b) nb++
+	} END { if (na + nb < 50) print "few"; else printf "%.1f\n", 100 * na / (na + nb) }'
+}
+# fde_check MODE UNSTRIPPED: profile a strip -s copy with the symbol cache
+# off (its build-id is the unstripped one's: the cache would name it).
+fde_check() {
+	_m=$1 _u=$2 _b=$(basename "$2")-stripped
+	cp "$_u" "$TMP/$_b" && strip -s "$TMP/$_b" || { fail "stripped $_m: build"; return; }
+	_a=$(nm "$_u" | awk '$3 == "leaf_a" { sub(/^0+/, "", $1); print $1 }')
+	_c=$(nm "$_u" | awk '$3 == "leaf_b" { sub(/^0+/, "", $1); print $1 }')
+	PROFTOOLS_NO_CACHE=1 run "$P" --call-graph "$_m" -o "$TMP/fde-$_m.tsv" -- "$TMP/$_b" -s $SECS split
+	if [ "$STATUS" != 0 ]; then
+		skip "stripped $_m: functions from .eh_frame" "profrec cannot record here: $(head -c 200 "$TMP/stderr")"
+		return
+	fi
+	s=$(fn_share "$TMP/fde-$_m.tsv" "$_b" "$_a" "$_c")
+	if within "$s" 70 80; then pass "stripped $_m: $_b!fn_$_a (leaf_a) share 75% +-5 ($s)"
+	else fail "stripped $_m: $_b!fn_$_a share 75% +-5" "got $s"; fi
+	# Both hot functions' samples fall in one frame each: no $_b+0x leaves.
+	n=$(stacks "$TMP/fde-$_m.tsv" | awk -F'\t' -v p="$_b+0x" '{
+		n = split($6, f, ";"); for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { if (index(f[i], p) == 1) c++; break } } END { print c + 0 }')
+	if [ "$n" -le 5 ]; then pass "stripped $_m: no leaf left as $_b+0xOFF ($n)"
+	else fail "stripped $_m: leaves named by FDE" "$n samples end in $_b+0x"; fi
+}
+fde_check fp "$TMP/wl"
+fde_check dwarf "$TMP/wlo"

@@ -204,7 +204,7 @@ void prof_sym_symcache_load(struct prof_symbolizer *s, struct elfobj *o, uint32_
 static int all_known(const struct prof_frame *f, uint32_t n)
 {
 	for (uint32_t j = 0; j < n; j++)
-		if (f[j].flags & PROF_FRAME_UNKNOWN)
+		if (f[j].flags & (PROF_FRAME_UNKNOWN | PROF_FRAME_FDE))
 			return 0;
 	return 1;
 }
@@ -264,7 +264,7 @@ int prof_sym_kcache_load(struct prof_symbolizer *s)
 	void *m;
 	int fd;
 
-	if (kcache_path(path, sizeof(path), 0) != 0)
+	if (!s->opt.cache || kcache_path(path, sizeof(path), 0) != 0)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -315,7 +315,7 @@ void prof_sym_kcache_store(const struct prof_symbolizer *s)
 	struct prof_buf b = PROF_BUF_INIT;
 	uint64_t count = s->nksyms, off;
 
-	if (kcache_path(path, sizeof(path), 1) != 0)
+	if (!s->opt.cache || kcache_path(path, sizeof(path), 1) != 0)
 		return;
 	prof_buf_add(&b, KCACHE_MAGIC, KCACHE_MAGIC_LEN);
 	prof_buf_add(&b, &count, 8);

@@ -330,6 +330,7 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 
 void prof_sym_obj_free(struct elfobj *o)
 {
+	prof_sym_fde_release(o);
 	if (o->dw)
 		dwarf_end(o->dw);
 	if (o->delf)

@@ -17,6 +17,8 @@
  *   jitmap.c      /tmp/perf-PID.map, the symbols of JIT code
  *   disk_cache.c  the on-disk caches: resolved frames per build-id,
  *                 parsed kallsyms per boot
+ *   fde.c         .eh_frame FDEs: the start of the function of an
+ *                 address no symbol covers (stripped code)
  *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
  *                 offset -> vaddr), symbol tables, build-ids, separate
  *                 debug files (build-id, .gnu_debuglink, debuginfod)
@@ -76,6 +78,10 @@ struct elfobj {
 	Dwarf *dw;
 	struct cu_range *cus;
 	size_t ncus;
+	int cfi_tried;
+	Dwarf_CFI *cfi;		/* the main file's .eh_frame (fde.c), NULL if none */
+	uint64_t *fde_starts;	/* its functions' starts, from .eh_frame_hdr, sorted */
+	size_t nfde;
 };
 
 /* A slot of the address cache: frames pool[first .. first + n). */
@@ -215,6 +221,19 @@ void prof_sym_obj_free(struct elfobj *o);
 /* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
 int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
 
+/* ---- fde.c ---- */
+
+/*
+ * The start address (object vaddr) of the function holding pc, from the
+ * .eh_frame FDE of o's main file that covers pc: 0, or -1 when no FDE
+ * covers it (or the file has no .eh_frame). The table is read on the
+ * first call and kept until prof_sym_fde_release().
+ */
+int prof_sym_fde_start(struct elfobj *o, uint64_t pc, uint64_t *start);
+
+/* Free o's FDE table (before its Elf is closed). */
+void prof_sym_fde_release(struct elfobj *o);
+
 /* ---- dwarf.c ---- */
 
 /* The position and name of the real function, filled by prof_sym_dwarf_frames(). */
@@ -275,10 +294,10 @@ void prof_sym_symcache_load(struct prof_symbolizer *s, struct elfobj *o, uint32_
 /* Write the resolved frames of object o (index id) to its cache file. */
 void prof_sym_symcache_store(struct prof_symbolizer *s, const struct elfobj *o, uint32_t id);
 
-/* Map this boot's kallsyms cache (s->kmap): 0, or -1 when there is none. */
+/* Map this boot's kallsyms cache (s->kmap): 0, or -1 when there is none or opt.cache is off. */
 int prof_sym_kcache_load(struct prof_symbolizer *s);
 
-/* Write s->ksyms to this boot's kallsyms cache. */
+/* Write s->ksyms to this boot's kallsyms cache (not when opt.cache is off). */
 void prof_sym_kcache_store(const struct prof_symbolizer *s);
 
 /* The name of the symbol of the mapped kallsyms cache holding addr, or NULL. */

@@ -134,6 +134,26 @@ static const char *offset_name(struct prof_symbolizer *s, const char *name, uint
 	return prof_sym_cstr(s, buf);
 }
 
+/*
+ * The name of an address of o that no symbol covers: "BASE!fn_START"
+ * after the FDE holding it (*flags PROF_FRAME_FDE), else "BASE+0xOFF"
+ * (*flags PROF_FRAME_UNKNOWN).
+ */
+static const char *unnamed_name(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
+				uint64_t off, unsigned *flags)
+{
+	char buf[512];
+	uint64_t start;
+
+	if (prof_sym_fde_start(o, pc, &start) != 0) {
+		*flags = PROF_FRAME_UNKNOWN;
+		return offset_name(s, o->base, off);
+	}
+	*flags = PROF_FRAME_FDE;
+	snprintf(buf, sizeof(buf), "%s!fn_%llx", o->base, (unsigned long long)start);
+	return prof_sym_cstr(s, buf);
+}
+
 /* An address outside file mappings: JIT code, a pseudo-mapping ([vdso]) or nothing. */
 static size_t resolve_anon(struct prof_symbolizer *s, struct prof_addrspace *as,
 			   size_t mi, uint64_t addr, struct prof_frame *out, size_t max)
@@ -169,6 +189,7 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	size_t mi, n;
 	uint64_t off, vaddr;
 	uint32_t obj, first;
+	unsigned fflags;
 	struct cache_ent *e;
 	const char *slash;
 
@@ -195,8 +216,9 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	first = (uint32_t)s->pool_len;
 	n = resolve_obj(s, s->objs[obj], vaddr);
 	if (!n) {
-		prof_sym_frame_push(s, offset_name(s, s->objs[obj]->base, off), NULL, 0,
-				    PROF_FRAME_UNKNOWN);
+		const char *name = unnamed_name(s, s->objs[obj], vaddr, off, &fflags);
+
+		prof_sym_frame_push(s, name, NULL, 0, fflags);
 		n = 1;
 	}
 	prof_sym_cache_put(s, obj + 1, vaddr, first, (uint32_t)n);

@@ -29,8 +29,16 @@
  * looked up with dlopen("libstdc++.so.6") at run time (a C program cannot
  * link it portably); without libstdc++ names stay mangled.
  *
+ * Functions of stripped code (flag PROF_FRAME_FDE): an address of an ELF
+ * file that no symbol covers (no .symtab, .dynsym, MiniDebugInfo or debug
+ * file names it) but that an .eh_frame FDE covers is named
+ * "NAME!fn_START": NAME = the file's basename, START = the function's
+ * start as the file's virtual address (lowercase hex, no 0x, the address
+ * nm and objdump print), so all the samples of one function share one
+ * frame. Such frames are not written to the persistent cache.
+ *
  * Unresolved addresses (flag PROF_FRAME_UNKNOWN): inside a file mapping
- * but with no symbol covering them: "NAME+0xOFFSET" (NAME = the file's
+ * but with no symbol or FDE covering them: "NAME+0xOFFSET" (NAME = the file's
  * basename, OFFSET = file offset, hex); inside a pseudo-mapping such as
  * [vdso]: "[vdso]+0xOFFSET" (offset from its start); elsewhere (anonymous
  * memory not named by the JIT map, or no mapping): "[unknown]".
@@ -97,6 +105,7 @@ struct prof_frame {
 #define PROF_FRAME_INLINED 1u	/* an inlined call (not a real frame) */
 #define PROF_FRAME_KERNEL 2u	/* a kernel address */
 #define PROF_FRAME_UNKNOWN 4u	/* no symbol found */
+#define PROF_FRAME_FDE 8u	/* no symbol: named after its .eh_frame FDE ("app!fn_12c0") */
 
 /* Flags of prof_symbolize(). */
 #define PROF_SYM_RETURN 1u	/* addr is a return address: look up addr - 1 */
