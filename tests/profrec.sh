@@ -751,3 +751,39 @@ fde_check() {
 }
 fde_check fp "$TMP/wl"
 fde_check dwarf "$TMP/wlo"
+
+# MiniDebugInfo made as Fedora makes it (find-debuginfo): the function
+# symbols of the debug file, xz-compressed into .gnu_debugdata.
+if have xz && have objcopy && have nm; then
+	nm "$TMP/wl" --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ { print $1 }' | sort >"$TMP/mdi.keep"
+	cp "$TMP/wl" "$TMP/wl-mdi" && strip -s "$TMP/wl-mdi" &&
+		objcopy --only-keep-debug "$TMP/wl" "$TMP/mdi.debug" &&
+		objcopy -S --remove-section .gdb_index --remove-section .comment \
+			--keep-symbols="$TMP/mdi.keep" "$TMP/mdi.debug" "$TMP/mdi" &&
+		xz -f "$TMP/mdi" && objcopy --add-section .gnu_debugdata="$TMP/mdi.xz" "$TMP/wl-mdi" ||
+		fail "MiniDebugInfo: build"
+	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/mdi.tsv" -- "$TMP/wl-mdi" -s $SECS split
+	s=$(share "$TMP/mdi.tsv")
+	if [ "$STATUS" != 0 ]; then skip "MiniDebugInfo: real names" "profrec cannot record here"
+	elif within "$s" 70 80; then pass "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b, 75% +-5 ($s)"
+	else fail "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b" "share $s; $(stacks "$TMP/mdi.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 3 | tr '\n' '|')"; fi
+else
+	skip "MiniDebugInfo: real names" "needs xz, objcopy and nm"
+fi
+
+# A stripped shared library: its hidden hot function (no .dynsym entry)
+# is one frame named by its FDE.
+sed 's/^__attribute__((noinline)) void lib_hot/__attribute__((noinline, visibility("hidden"))) void lib_hot/' \
+	"$TMP/spinlib.c" >"$TMP/spinlibh.c"
+if $CC -O1 -fPIC -shared -fno-omit-frame-pointer -o "$TMP/libspinh.so" "$TMP/spinlibh.c" &&
+	cp "$TMP/libspinh.so" "$TMP/libspinh-stripped.so" && strip -s "$TMP/libspinh-stripped.so"; then
+	h=$(nm "$TMP/libspinh.so" | awk '$3 == "lib_hot" { sub(/^0+/, "", $1); print $1 }')
+	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/dlh.tsv" -- "$TMP/wl" -s $SHORT -l "$TMP/libspinh-stripped.so" dlopen
+	n=$(stacks "$TMP/dlh.tsv" | grep -c ";libspinh-stripped.so!fn_$h\(;\|\$\)")
+	o=$(stacks "$TMP/dlh.tsv" | grep -c 'libspinh-stripped.so+0x')
+	if [ "$STATUS" != 0 ]; then skip "stripped library: functions from .eh_frame" "profrec cannot record here"
+	elif [ "$n" -ge 100 ] && [ "$o" -le 5 ]; then pass "stripped library: lib_hot is libspinh-stripped.so!fn_$h ($n samples, $o as +0x)"
+	else fail "stripped library: lib_hot named by its FDE" "$n samples in fn_$h, $o as +0x; $(stacks "$TMP/dlh.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 3 | tr '\n' '|')"; fi
+else
+	fail "stripped library: build"
+fi

@@ -310,6 +310,20 @@ static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 
 /* ---- the objects ---- */
 
+/* o's MiniDebugInfo symbols, when its main file has .gnu_debugdata. */
+static void add_minidebug_syms(struct elfobj *o, size_t *cap)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(o->elf, ".gnu_debugdata", &sh);
+	Elf_Data *d;
+
+	if (!scn || sh.sh_type == SHT_NOBITS || !(d = elf_rawdata(scn, NULL)) || !d->d_size)
+		return;
+	o->melf = prof_sym_minidebug_open(d->d_buf, d->d_size, &o->mbuf);
+	if (o->melf)
+		add_syms_from(o, o->melf, cap);
+}
+
 void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 {
 	size_t cap = 0;
@@ -323,8 +337,12 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 		if (!o->loads)
 			read_loads(o, o->delf);
 	}
-	if (o->elf)
+	if (o->elf) {
+		/* A debug file's .symtab holds all that MiniDebugInfo could. */
+		if (!o->delf && !has_section_type(o->elf, SHT_SYMTAB))
+			add_minidebug_syms(o, &cap);
 		add_syms_from(o, o->elf, &cap);
+	}
 	prof_sym_sort(o->syms, &o->nsyms, 0);
 }
 
@@ -335,6 +353,9 @@ void prof_sym_obj_free(struct elfobj *o)
 		dwarf_end(o->dw);
 	if (o->delf)
 		elf_end(o->delf);
+	if (o->melf)
+		elf_end(o->melf);
+	free(o->mbuf);
 	if (o->elf)
 		elf_end(o->elf);
 	if (o->dfd >= 0)

@@ -17,6 +17,7 @@
  *   jitmap.c      /tmp/perf-PID.map, the symbols of JIT code
  *   disk_cache.c  the on-disk caches: resolved frames per build-id,
  *                 parsed kallsyms per boot
+ *   minidebug.c   MiniDebugInfo: the xz-compressed ELF of .gnu_debugdata
  *   fde.c         .eh_frame FDEs: the start of the function of an
  *                 address no symbol covers (stripped code)
  *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
@@ -66,6 +67,8 @@ struct elfobj {
 	const char *base;	/* basename of path */
 	int fd, dfd;
 	Elf *elf, *delf;	/* main file (may be NULL), debug file (may be NULL) */
+	Elf *melf;		/* MiniDebugInfo (.gnu_debugdata), may be NULL */
+	void *mbuf;		/* its decompressed bytes */
 	unsigned char bid[20];
 	unsigned bid_len;
 	struct load *loads;
@@ -220,6 +223,16 @@ void prof_sym_obj_free(struct elfobj *o);
 
 /* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
 int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+
+/* ---- minidebug.c ---- */
+
+/*
+ * The ELF file of a .gnu_debugdata section's bytes xz[0..len)
+ * (MiniDebugInfo), decompressed into *buf (the caller frees it after
+ * elf_end()); NULL when it is no xz stream of an ELF file or liblzma was
+ * not built in.
+ */
+Elf *prof_sym_minidebug_open(const void *xz, size_t len, void **buf);
 
 /* ---- fde.c ---- */
 

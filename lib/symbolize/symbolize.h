@@ -23,7 +23,10 @@
  * the file, in its .debug/ directory, under /usr/lib/debug/DIR/). The
  * network is never used unless opts.debuginfod is set (then, and only
  * then, libdebuginfod.so.1 is loaded with dlopen and asked by build-id,
- * honouring DEBUGINFOD_URLS).
+ * honouring DEBUGINFOD_URLS). A stripped file with no debug file but a
+ * .gnu_debugdata section (MiniDebugInfo: an xz-compressed ELF holding
+ * the function symbols, as Fedora and RHEL ship) gets those symbols,
+ * when liblzma was built in.
  *
  * C++ (Itanium ABI) names are demangled through libstdc++'s __cxa_demangle,
  * looked up with dlopen("libstdc++.so.6") at run time (a C program cannot
