@@ -807,3 +807,33 @@ if $CC -O2 -g -fomit-frame-pointer -pthread "$TMP/work.c" -o "$TMP/worknofp" 2>"
 else
 	fail "no-frame-pointer workload builds" "$(head -c 300 "$TMP/cc.err")"
 fi
+
+# ---- stripped code named by its .eh_frame FDEs (issue 17) ----
+# Two allocating functions, 1:3 in bytes, in a strip -s binary, with the
+# symbol cache off (a build-id seen unstripped would be named from it).
+cat >"$TMP/two.c" <<'EOF2'
+#include <stdlib.h>
+#define KEEP(p) __asm__ volatile("" : : "r"(p) : "memory")
+__attribute__((noinline)) void alloc_a(void) { for (int i = 0; i < 1000; i++) { void *p = malloc(1000); KEEP(p); free(p); } }
+__attribute__((noinline)) void alloc_b(void) { for (int i = 0; i < 1000; i++) { void *p = malloc(3000); KEEP(p); free(p); } }
+int main(void) { alloc_a(); alloc_b(); return 0; }
+EOF2
+if $CC -O1 -fno-omit-frame-pointer -o "$TMP/two" "$TMP/two.c" && cp "$TMP/two" "$TMP/two-stripped" &&
+	strip -s "$TMP/two-stripped"; then
+	a=$(nm "$TMP/two" | awk '$3 == "alloc_a" { sub(/^0+/, "", $1); print $1 }')
+	b=$(nm "$TMP/two" | awk '$3 == "alloc_b" { sub(/^0+/, "", $1); print $1 }')
+	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/strip-out" -- "$TMP/two-stripped"
+	f=$(ls "$TMP"/strip-out/*.alloc.folded 2>/dev/null | head -n 1)
+	na=$(grep -c "two-stripped!fn_$a [0-9]*\$" "$f" 2>/dev/null)
+	nb=$(grep -c "two-stripped!fn_$b [0-9]*\$" "$f" 2>/dev/null)
+	ba=$(awk -v k="two-stripped!fn_$a" '{ n = split($1, x, ";"); if (x[n] == k) s += $2 } END { print s + 0 }' "$f" 2>/dev/null)
+	if [ "$STATUS" = 0 ] && [ "$na" = 1 ] && [ "$nb" = 1 ] && [ "$ba" = 1000000 ]; then
+		pass "stripped: one frame per allocating function (two-stripped!fn_$a: $ba bytes)"
+	else
+		fail "stripped: one frame per allocating function" "exit $STATUS, fn_$a $na stacks ($ba bytes), fn_$b $nb; $(head -c 300 "$f" | tr '\n' '|')"
+	fi
+	assert "stripped: the summary says the binary had no symbols" \
+		grep -Eq '^profheap: [0-9]+% of allocated bytes in .*/two-stripped: no symbols, named by function start' "$TMP/stderr"
+else
+	fail "stripped: build"
+fi

@@ -743,6 +743,8 @@ fde_check() {
 	s=$(fn_share "$TMP/fde-$_m.tsv" "$_b" "$_a" "$_c")
 	if within "$s" 70 80; then pass "stripped $_m: $_b!fn_$_a (leaf_a) share 75% +-5 ($s)"
 	else fail "stripped $_m: $_b!fn_$_a share 75% +-5" "got $s"; fi
+	assert "stripped $_m: the summary says the binary had no symbols" \
+		grep -Eq "^profrec: [0-9]+% of samples in .*/$_b: no symbols, named by function start" "$TMP/stderr"
 	# Both hot functions' samples fall in one frame each: no $_b+0x leaves.
 	n=$(stacks "$TMP/fde-$_m.tsv" | awk -F'\t' -v p="$_b+0x" '{
 		n = split($6, f, ";"); for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { if (index(f[i], p) == 1) c++; break } } END { print c + 0 }')
@@ -766,6 +768,7 @@ if have xz && have objcopy && have nm; then
 	s=$(share "$TMP/mdi.tsv")
 	if [ "$STATUS" != 0 ]; then skip "MiniDebugInfo: real names" "profrec cannot record here"
 	elif within "$s" 70 80; then pass "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b, 75% +-5 ($s)"
+		assert "MiniDebugInfo: the summary says so" grep -Eq '^profrec: names: .* [1-9][0-9]*% by MiniDebugInfo' "$TMP/stderr"
 	else fail "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b" "share $s; $(stacks "$TMP/mdi.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 3 | tr '\n' '|')"; fi
 else
 	skip "MiniDebugInfo: real names" "needs xz, objcopy and nm"

@@ -162,6 +162,9 @@ static void read_sites(struct stack_walk *w, struct prof_heapfile *f, const stru
 			continue;
 		}
 		suppressed = symbolize_stack(w, pcs, depth, s->live_bytes != 0);
+		if (depth && pcs[0] != PH_PC_TRUNCATED)	/* the summary's naming line */
+			prof_symbolizer_account(w->sym, w->as, pcs[0], PROF_SYM_RETURN,
+						(uint64_t)s->alloc_bytes);
 		if (!(p->flags & PH_FLAG_DWARF) && depth) {
 			p->fp_allocs += s->alloc_count;
 			if (pcs[depth - 1] == PH_PC_TRUNCATED && depth <= 3)
@@ -545,6 +548,7 @@ int prof_heap_postprocess(const struct prof_heap_run *run, struct prof_stacks *m
 		free(tags[i]);
 	}
 	free(tags);
+	prof_symbolizer_naming_report(sym, "allocated bytes");
 	prof_symbolizer_free(sym);
 	return rc;
 }

@@ -201,6 +201,8 @@ static void on_sample(struct prof_recorder *r, const struct perf_event_header *h
 	else
 		write_sample(r, s.time, t, (int)s.pid, (int)s.cpu, event, s.period, stack, &s.ip,
 			     as && !prof_is_kernel_addr(s.ip) ? prof_addrspace_find(as, s.ip) : NULL);
+	if (as && event != r->opt.offcpu_event && !prof_is_kernel_addr(s.ip))
+		prof_symbolizer_account(r->sym, as, s.ip, 0, 1);	/* the summary's naming line */
 }
 
 static void on_switch(struct prof_recorder *r, const struct perf_event_header *hdr)
@@ -370,6 +372,8 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 	if (!quiet && user >= 20 && 2 * shallow > user)
 		prof_warn("%llu%% of the user stacks stop after one or two frames: the program seems to be built without frame pointers (try --call-graph dwarf)",
 			  100 * shallow / user);
+	if (!quiet)
+		prof_symbolizer_naming_report(r->sym, "samples");
 }
 
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)

@@ -301,6 +301,7 @@ static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 			o->syms[o->nsyms].addr = sym.st_value;
 			o->syms[o->nsyms].size = sym.st_size;
 			o->syms[o->nsyms].name = name;
+			o->syms[o->nsyms].mini = e == o->melf;
 			o->syms[o->nsyms].rank = (unsigned char)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
 				(sym.st_size ? 0 : 4));
 			o->nsyms++;

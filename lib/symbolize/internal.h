@@ -18,6 +18,8 @@
  *   disk_cache.c  the on-disk caches: resolved frames per build-id,
  *                 parsed kallsyms per boot
  *   minidebug.c   MiniDebugInfo: the xz-compressed ELF of .gnu_debugdata
+ *   naming.c      the account of how sampled addresses were named (calls
+ *                 prof_symbolize(): it sits above symbolize.c)
  *   fde.c         .eh_frame FDEs: the start of the function of an
  *                 address no symbol covers (stripped code)
  *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
@@ -48,6 +50,7 @@ struct sym {
 	uint64_t addr, size;
 	const char *name;	/* raw (mangled), in the ELF's string data or kallsyms copy */
 	unsigned char rank;	/* lower is better at equal addresses */
+	unsigned char mini;	/* from MiniDebugInfo */
 };
 
 /* A PT_LOAD segment: file bytes [off, off + filesz) are mapped at vaddr. */
@@ -81,6 +84,7 @@ struct elfobj {
 	Dwarf *dw;
 	struct cu_range *cus;
 	size_t ncus;
+	uint64_t named[PROF_NAMED_N];	/* weight accounted, by how it was named (naming.c) */
 	int cfi_tried;
 	Dwarf_CFI *cfi;		/* the main file's .eh_frame (fde.c), NULL if none */
 	uint64_t *fde_starts;	/* its functions' starts, from .eh_frame_hdr, sorted */
@@ -114,6 +118,7 @@ struct prof_symbolizer {
 	char *kstrings;
 	const unsigned char *kmap;
 	size_t kmap_len, kmap_n;
+	uint64_t named[PROF_NAMED_N];	/* all the weight accounted (naming.c) */
 	/* C++ demangler, looked up on first use (demangle.c) */
 	int dem_tried;
 	prof_cxa_demangle_fn *cxa_demangle;

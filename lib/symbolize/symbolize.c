@@ -107,21 +107,24 @@ static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t 
 {
 	const struct sym *sym;
 	struct prof_sym_outer outer = { NULL, NULL, 0 };
+	unsigned flags = 0;
 	size_t start = s->pool_len;
 
 	if (!o->loaded)
 		prof_sym_obj_load(s, o);
 	o->dirty = 1;
 	sym = prof_sym_find(o->syms, o->nsyms, pc);
-	if (sym)
+	if (sym) {
 		outer.name = prof_sym_demangle(s, sym->name);
+		flags = sym->mini ? PROF_FRAME_MINIDEBUG : 0;
+	}
 	if (s->opt.inlines || s->opt.lines)
 		prof_sym_dwarf_frames(s, o, pc, &outer);
 	if (!outer.name) {
 		s->pool_len = start;
 		return 0;
 	}
-	prof_sym_frame_push(s, outer.name, outer.file, outer.line, 0);
+	prof_sym_frame_push(s, outer.name, outer.file, outer.line, flags);
 	return s->pool_len - start;
 }
 

@@ -109,6 +109,7 @@ struct prof_frame {
 #define PROF_FRAME_KERNEL 2u	/* a kernel address */
 #define PROF_FRAME_UNKNOWN 4u	/* no symbol found */
 #define PROF_FRAME_FDE 8u	/* no symbol: named after its .eh_frame FDE ("app!fn_12c0") */
+#define PROF_FRAME_MINIDEBUG 16u	/* named by a MiniDebugInfo (.gnu_debugdata) symbol */
 
 /* Flags of prof_symbolize(). */
 #define PROF_SYM_RETURN 1u	/* addr is a return address: look up addr - 1 */
@@ -128,6 +129,36 @@ struct prof_frame {
  */
 size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 		      uint64_t addr, unsigned flags, struct prof_frame *out, size_t max);
+
+/* ---- the account of naming (naming.c) ---- */
+
+/* How a sampled address was named: the kinds counted by prof_symbolizer_account(). */
+enum prof_named {
+	PROF_NAMED_SYMBOL,	/* a symbol of the file or of its debug file (or JIT map, kernel) */
+	PROF_NAMED_MINIDEBUG,	/* a MiniDebugInfo symbol */
+	PROF_NAMED_FDE,		/* only its function's start, from .eh_frame */
+	PROF_NAMED_NONE,	/* nothing: "+0x", "[unknown]" */
+	PROF_NAMED_N
+};
+
+/*
+ * Count weight (1 per sample, or bytes) for the address addr (flags as
+ * for prof_symbolize()), usually a sample's innermost user address,
+ * under the file holding it and how that file named it. Resolves addr
+ * (a cache hit when it was symbolized already).
+ */
+void prof_symbolizer_account(struct prof_symbolizer *s, struct prof_addrspace *as,
+			     uint64_t addr, unsigned flags, uint64_t weight);
+
+/*
+ * Say once on stderr (prof_warn), after "PROG: ", which share of the
+ * accounted weight (unit: "samples", "bytes") was named otherwise than
+ * by symbols: one line for the whole, then one per file holding at least
+ * 5% of it that had no symbols ("62% of samples in /usr/bin/gzip: no
+ * symbols, named by function start; ..."). Says nothing when symbols
+ * named everything. Returns the number of lines written.
+ */
+int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *unit);
 
 /* One mapping of an address space; [start, end). */
 struct prof_map {

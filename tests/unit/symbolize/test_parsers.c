@@ -130,11 +130,11 @@ int main(void)
 	}
 	TEST("symbol table: best name per address, sizes, lookup") {
 		struct sym t[] = {
-			{ 0x300, 0, "last", 0 },
-			{ 0x100, 0x10, "__weak_alias", 1 },
-			{ 0x100, 0x10, "_alias", 0 },
-			{ 0x100, 0x10, "public", 0 },
-			{ 0x200, 0, "local", 2 },
+			{ 0x300, 0, "last", 0, 0 },
+			{ 0x100, 0x10, "__weak_alias", 1, 0 },
+			{ 0x100, 0x10, "_alias", 0, 0 },
+			{ 0x100, 0x10, "public", 0, 0 },
+			{ 0x200, 0, "local", 2, 0 },
 		};
 		size_t n = 5;
 
@@ -155,9 +155,9 @@ int main(void)
 	}
 	TEST("symbol table: presorted keeps the first of an address") {
 		struct sym t[] = {
-			{ 0x100, 0, "first", 1 },
-			{ 0x100, 0, "second", 0 },
-			{ 0x180, 0, "next", 0 },
+			{ 0x100, 0, "first", 1, 0 },
+			{ 0x100, 0, "second", 0, 0 },
+			{ 0x180, 0, "next", 0, 0 },
 		};
 		size_t n = 3;
 

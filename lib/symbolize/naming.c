@@ -1,0 +1,75 @@
+/*
+ * The account of naming (symbolize.h): how much of a recording's weight
+ * fell in code named by symbols, by MiniDebugInfo, by its function's
+ * start only (.eh_frame) or by nothing, per file, so that the tools can
+ * say what could not be named and what would name it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "symbolize/internal.h"
+
+static enum prof_named named_by(unsigned flags)
+{
+	if (flags & PROF_FRAME_UNKNOWN)
+		return PROF_NAMED_NONE;
+	if (flags & PROF_FRAME_FDE)
+		return PROF_NAMED_FDE;
+	if (flags & PROF_FRAME_MINIDEBUG)
+		return PROF_NAMED_MINIDEBUG;
+	return PROF_NAMED_SYMBOL;
+}
+
+void prof_symbolizer_account(struct prof_symbolizer *s, struct prof_addrspace *as,
+			     uint64_t addr, unsigned flags, uint64_t weight)
+{
+	struct prof_frame f[16];
+	size_t n = prof_symbolize(s, as, addr, flags, f, 16), mi;
+	enum prof_named k;
+
+	if (!n)
+		return;
+	k = named_by(f[n - 1].flags);
+	s->named[k] += weight;
+	if (!as || (flags & PROF_SYM_KERNEL))
+		return;
+	mi = prof_sym_map_index(as, (flags & PROF_SYM_RETURN) ? addr - 1 : addr);
+	if (mi != (size_t)-1 && as->objs[mi] < s->nobjs)
+		s->objs[as->objs[mi]]->named[k] += weight;
+}
+
+static int pct(uint64_t part, uint64_t total)
+{
+	return total ? (int)((part * 100 + total / 2) / total) : 0;
+}
+
+int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *unit)
+{
+	uint64_t total = 0;
+	int lines = 0;
+
+	for (int k = 0; k < PROF_NAMED_N; k++)
+		total += s->named[k];
+	if (!total || s->named[PROF_NAMED_SYMBOL] == total)
+		return 0;
+	prof_warn("names: %d%% of %s by symbols, %d%% by MiniDebugInfo, %d%% by function start "
+		  "only (.eh_frame, stripped code), %d%% unnamed",
+		  pct(s->named[PROF_NAMED_SYMBOL], total), unit,
+		  pct(s->named[PROF_NAMED_MINIDEBUG], total), pct(s->named[PROF_NAMED_FDE], total),
+		  pct(s->named[PROF_NAMED_NONE], total));
+	lines++;
+	for (size_t i = 0; i < s->nobjs; i++) {
+		const struct elfobj *o = s->objs[i];
+		uint64_t weak = o->named[PROF_NAMED_FDE] + o->named[PROF_NAMED_NONE];
+
+		if (!weak || pct(weak, total) < 5)
+			continue;
+		prof_warn("%d%% of %s in %s: no symbols, named by %s; install its debug symbols "
+			  "(Debian: the -dbgsym package, Fedora: debuginfo-install) for names",
+			  pct(weak, total), unit, o->path,
+			  o->named[PROF_NAMED_FDE] >= o->named[PROF_NAMED_NONE] ? "function start" : "offset");
+		lines++;
+	}
+	return lines;
+}
