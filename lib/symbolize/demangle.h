@@ -10,6 +10,16 @@
  * Names are printed as rustc-demangle's short form does: no hash, no
  * crate disambiguators, generic arguments kept (<T as Trait>::f,
  * f::<u8>, {closure#0}); erased and bound lifetimes print as '_.
+ *
+ * Why our own and not libiberty (issue 17, evaluated 2026-11): Debian's
+ * libiberty-dev 20230104, cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI |
+ * DMGL_RUST), prints the same names for both manglings
+ * (<main::Sq as main::Shape>::area, std::rt::lang_start_internal, no
+ * hash) and its libiberty.a links into our PIE tools. It is not used yet
+ * because it would be a new required build dependency (Makefile,
+ * scripts/install-deps.sh; not installed by default) and the switch
+ * (this file's 780 lines out, a probe with this code as the fallback or
+ * none) was not finished in the time of that change.
  */
 #include <stddef.h>
 
