@@ -159,8 +159,8 @@ LINK_STAMP := $(BUILD)/.link-flags
 LINK_KEY := $(foreach t,$(TOOLS),$(t):$(LIBS_$(t)))
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' | cmp -s - $@ || \
-		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS) lzma=$(SYMBOLIZE_LZMA)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(COMPRESS_DEFS) lzma=$(SYMBOLIZE_LZMA)' > $@
 $(LINK_STAMP): FORCE
 	@mkdir -p $(@D)
 	@echo '$(LINK_KEY)' | cmp -s - $@ || echo '$(LINK_KEY)' > $@
