@@ -23,13 +23,15 @@ static const char synopsis[] =
 	"profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
 	"                 [--colors palette] [--width px] [--minwidth px|pct%]\n"
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
-	"                 [file ...]";
+	"                 [file ...]\n"
+	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU";
 
 static const char help_text[] =
 	"usage: profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
 	"                 [--colors palette] [--width px] [--minwidth px|pct%]\n"
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
 	"                 [file ...]\n"
+	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU\n"
 	"\n"
 	"Draw a profile as a self-contained interactive flame graph: folded stacks\n"
 	"(\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential), profrec TSV or\n"
@@ -75,6 +77,10 @@ static const char help_text[] =
 	"      --diff             two profiles BEFORE AFTER, or one two-count input\n"
 	"  -n, --normalize        scale BEFORE to AFTER's total first\n"
 	"      --negate           swap the hues\n"
+	"Hot/cold (on-CPU warm, off-CPU cool; widths are on-CPU + off-CPU time):\n"
+	"      --hot-cold         one recording of cpu-clock and offcpu-time (profrec\n"
+	"                         -e cpu-clock --off-cpu), or two profiles ON-CPU OFF-CPU\n"
+	"                         in the same unit\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"In the graph: click to zoom, Reset Zoom to go back, Ctrl-F to search by\n"
@@ -85,7 +91,7 @@ static const char help_text[] =
 enum {
 	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
 	OPT_ENCODING, OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
-	OPT_HASH, OPT_HEIGHT, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
+	OPT_HASH, OPT_HEIGHT, OPT_HOTCOLD, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
 	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_RANDOM, OPT_REVERSE, OPT_SUBTITLE,
 	OPT_TITLE, OPT_TOTAL, OPT_WIDTH,
 };
@@ -107,6 +113,7 @@ static const struct option longopts[] = {
 	{ "hash", no_argument, NULL, OPT_HASH },
 	{ "height", required_argument, NULL, OPT_HEIGHT },
 	{ "help", no_argument, NULL, 'h' },
+	{ "hot-cold", no_argument, NULL, OPT_HOTCOLD },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
 	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
@@ -146,8 +153,8 @@ static int ends_with_ci(const char *s, const char *suffix)
 }
 
 /*
- * Read the operands (two with --diff: BEFORE AFTER) into t; *diff says
- * whether t is differential. Returns as prof_flame_read_profiles().
+ * Read the operands (two with --diff: BEFORE AFTER; --hot-cold's) into t;
+ * *diff says whether t is differential. Returns as prof_flame_read_profiles().
  */
 static int read_inputs(int argc, char **argv, int diff_files, struct prof_stacks *t,
 		       struct prof_meta *meta, struct prof_flame_seq *seq,
@@ -155,7 +162,14 @@ static int read_inputs(int argc, char **argv, int diff_files, struct prof_stacks
 {
 	int r, ncounts = 2;
 
-	if (diff_files && argc == 2) {
+	if (o->hotcold) {
+		r = prof_flame_read_hotcold((const char *const *)argv, (size_t)argc, t, meta);
+		if (argc == 2) {
+			o->diff_before = argv[0];
+			o->diff_after = argv[1];
+		}
+		ncounts = 1;
+	} else if (diff_files && argc == 2) {
 		r = prof_flame_read_diff(argv[0], argv[1], t, meta);
 		o->diff_before = argv[0];
 		o->diff_after = argv[1];
@@ -253,6 +267,9 @@ int main(int argc, char **argv)
 			if (o.frameheight < 2)
 				prof_usage_error(synopsis, "--height: at least 2 pixels");
 			break;
+		case OPT_HOTCOLD:
+			o.hotcold = 1;
+			break;
 		case OPT_INVERTED:
 			o.inverted = 1;
 			break;
@@ -338,6 +355,9 @@ int main(int argc, char **argv)
 		prof_usage_error(synopsis, "--diff: BEFORE and AFTER cannot both be the standard input");
 	if (diff_files && o.flamechart)
 		prof_usage_error(synopsis, "--diff and --flamechart cannot be combined");
+	if (o.hotcold && (diff_files || o.flamechart || argc < 1 || argc > 2))
+		prof_usage_error(synopsis, "--hot-cold takes one recording or two profiles ON-CPU "
+				 "OFF-CPU, without --diff or --flamechart");
 	if (format)
 		o.html = strcmp(format, "html") == 0;
 	else if (output)

@@ -586,3 +586,131 @@ if [ "$STATUS" = 1 ] && [ ! -s "$TMP/stdout" ] && grep -q 'ns.folded is in ns, .
 else
 	fail "--diff across units" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
+
+# ---- --hot-cold: on-CPU (warm) and off-CPU (cool) time in one graph ----
+# rgb FILE NAME: "R B" of the fill of the frame NAME; warm NAME FILE: red above blue.
+rgb() {
+	c=$(fill "$1" "$2")
+	[ -n "$c" ] && printf '%d %d\n' "0x$(echo "$c" | cut -c2-3)" "0x$(echo "$c" | cut -c6-7)"
+}
+warmth() {
+	rgb "$1" "$2" | awk '{ print ($1 > $2 ? "warm" : $1 < $2 ? "cool" : "grey") }'
+}
+# hc_split FILE NAME: "ON OFF" ms of the first frame NAME's tooltip
+hc_split() {
+	grep -o "<title>$2 ([^<]*" "$1" | head -n 1 | sed 's/.*on-CPU \([0-9.]*\) ms, off-CPU \([0-9.]*\) ms)$/\1 \2/'
+}
+# proffold_ms FILE EVENT NAME: what proffold -e EVENT folds under frame NAME (all: everything), in ms
+proffold_ms() {
+	"$BIN/proffold" -q -e "$2" "$1" | awk -v f="$3" '{ n = split($1, a, ";")
+		for (i = 1; i <= n; i++) { sub(/_\[[kij]\]$/, "", a[i])	# titles drop the annotation
+			if (a[i] == f || f == "all") { s += $NF; break } } }
+		END { printf "%.2f\n", s / 1e6 }'
+}
+# hc_matches SVG TSV NAME...: each frame's split equals proffold's per event
+hc_matches() {
+	svg=$1 tsv=$2
+	shift 2
+	for name; do
+		want="$(proffold_ms "$tsv" cpu-clock "$name") $(proffold_ms "$tsv" offcpu-time "$name")"
+		got=$(hc_split "$svg" "$name")
+		[ "$got" = "$want" ] || { echo "$name: graph $got, proffold $want"; return 1; }
+	done
+	echo ok
+}
+# 3 s alternating 100 ms busy in work (a 1 ms sample each ms) and 100 ms in nanosleep
+# (one on-CPU sample and one 99 ms offcpu-time sample per idle phase)
+awk 'BEGIN {
+	print "# source=profrec event=cpu-clock,offcpu-time unit=ns,ns"
+	print "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack"
+	for (ms = 0; ms < 3000; ms++) {
+		if (int(ms / 100) % 2 == 0) {
+			printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t1000000\t1\t%s\n", ms * 1000000, b++ ? "" : "main;work"
+		} else if (ms % 100 == 50) {
+			printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t1000000\t2\t%s\n", ms * 1000000, w++ ? "" : "main;nanosleep"
+			printf "%.0f\t7\t7\tapp\t0\toffcpu-time\t99000000\t2\t\n", ms * 1000000
+		}
+	}
+}' >"$TMP/hc.tsv"
+run "$F" --hot-cold --width 1200 "$TMP/hc.tsv"
+cp "$TMP/stdout" "$TMP/hc.svg"
+titles "$TMP/hc.svg" >"$TMP/hc.titles"
+if [ "$STATUS" = 0 ] && [ ! -s "$TMP/stderr" ] && xmllint --noout "$TMP/hc.svg" 2>"$TMP/xml.err"; then
+	pass "--hot-cold: well-formed SVG, no notes"
+else
+	fail "--hot-cold" "exit $STATUS: $(head -c 300 "$TMP/stderr" "$TMP/xml.err")"
+fi
+check "--hot-cold: title" 0 "Hot/Cold Flame Graph" count "$TMP/hc.svg" "string(//*[@id='title'])"
+check "--hot-cold: widths are time, the split in the tooltip" 0 \
+	"all (3,000,000,000 ns, 100%; on-CPU 1515.00 ms, off-CPU 1485.00 ms)
+main (3,000,000,000 ns, 100.00%; on-CPU 1515.00 ms, off-CPU 1485.00 ms)
+nanosleep (1,500,000,000 ns, 50.00%; on-CPU 15.00 ms, off-CPU 1485.00 ms)
+work (1,500,000,000 ns, 50.00%; on-CPU 1500.00 ms, off-CPU 0.00 ms)" \
+	grep -v '^app ' "$TMP/hc.titles"
+check "--hot-cold: work warm, nanosleep cool" 0 "warm cool" \
+	echo "$(warmth "$TMP/hc.svg" work)" "$(warmth "$TMP/hc.svg" nanosleep)"
+check "--hot-cold: on-CPU and off-CPU per frame = proffold -e cpu-clock / -e offcpu-time" 0 ok \
+	hc_matches "$TMP/hc.svg" "$TMP/hc.tsv" all main work nanosleep
+check "--hot-cold: the legend" 0 "on-CPU (warm: mostly running)|off-CPU (cool: mostly blocked)|widths: on-CPU + off-CPU time" \
+	sh -c "xmllint --xpath \"//*[@id='legend']/*[local-name()='text']/text()\" '$TMP/hc.svg' | paste -sd '|'"
+# two profiles ON-CPU OFF-CPU: the same frames
+"$BIN/proffold" -q -e cpu-clock "$TMP/hc.tsv" >"$TMP/hc-on.folded"
+"$BIN/proffold" -q -e offcpu-time "$TMP/hc.tsv" >"$TMP/hc-off.folded"
+"$F" --hot-cold --width 1200 "$TMP/hc-on.folded" "$TMP/hc-off.folded" >"$TMP/hc2.svg"
+grep -v '^<g id="legend">' "$TMP/hc2.svg" >"$TMP/hc2.nolegend"
+check "--hot-cold ON OFF: the same graph as the recording's" 0 "" sh -c \
+	"grep -v '^<g id=\"legend\">' '$TMP/hc.svg' | diff - '$TMP/hc2.nolegend'"
+check "--hot-cold ON OFF: the legend names them" 0 "1" sh -c "grep -c 'on-CPU: $TMP/hc-on.folded, off-CPU: $TMP/hc-off.folded' '$TMP/hc2.svg' || true"
+printf '# unit=bytes\nmain;malloc 100\n' >"$TMP/hc-bytes.folded"
+run "$F" --hot-cold "$TMP/hc-on.folded" "$TMP/hc-bytes.folded"
+if [ "$STATUS" = 1 ] && [ ! -s "$TMP/stdout" ] && grep -q 'in ns, off-CPU side .* in bytes: --hot-cold needs one unit' "$TMP/stderr"; then
+	pass "--hot-cold: sides of different units refused, nothing drawn"
+else
+	fail "--hot-cold across units" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+grep -v offcpu-time "$TMP/hc.tsv" >"$TMP/hc-cpu.tsv"
+check_error "--hot-cold: a recording without offcpu-time" 1 "no offcpu-time samples" "$F" --hot-cold "$TMP/hc-cpu.tsv"
+check_error "--hot-cold: not the standard input" 1 "not the standard input" sh -c "'$F' --hot-cold - <'$TMP/hc.tsv'"
+check_error "--hot-cold: three operands" 2 "--hot-cold takes one recording" "$F" --hot-cold "$TMP/hc.tsv" "$TMP/hc.tsv" "$TMP/hc.tsv"
+check_error "--hot-cold --diff" 2 "without --diff" "$F" --hot-cold --diff "$TMP/hc-on.folded" "$TMP/hc-off.folded"
+
+# a real recording (profrec -e cpu-clock --off-cpu) of 100 ms of work, 100 ms asleep, 15 times
+cat >"$TMP/stripes.c" <<'EOC'
+#include <time.h>
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+__attribute__((noinline)) void work(double until)
+{
+	volatile unsigned long x = 0;
+	while (now() < until)
+		x++;
+}
+int main(void)
+{
+	struct timespec nap = { 0, 100000000 };
+	double t0 = now();
+	int i;
+	for (i = 0; i < 15; i++) {
+		work(t0 + i * 0.2 + 0.1);
+		nanosleep(&nap, 0);
+	}
+	return 0;
+}
+EOC
+if ${CC:-cc} -O1 -fno-omit-frame-pointer -o "$TMP/stripes" "$TMP/stripes.c" 2>"$TMP/cc.err" &&
+	"$BIN/profrec" -q -e cpu-clock --off-cpu -o "$TMP/rec.tsv" -- "$TMP/stripes" 2>"$TMP/rec.err" &&
+	grep -q '	offcpu-time	' "$TMP/rec.tsv" && grep -q '	cpu-clock	' "$TMP/rec.tsv"; then
+	run "$F" --hot-cold --minwidth 0 "$TMP/rec.tsv"
+	cp "$TMP/stdout" "$TMP/rec.svg"
+	sleeper=$(grep -o '<title>[a-z_]*nanosleep ' "$TMP/rec.svg" | head -n 1 | sed 's/<title>//; s/ //')
+	check "--hot-cold of a real recording: work warm, ${sleeper:-nanosleep} cool" 0 "warm cool" \
+		echo "$(warmth "$TMP/rec.svg" work)" "$(warmth "$TMP/rec.svg" "${sleeper:-nanosleep}")"
+	check "--hot-cold of a real recording: per frame = proffold per event" 0 ok \
+		hc_matches "$TMP/rec.svg" "$TMP/rec.tsv" all stripes work "${sleeper:-nanosleep}"
+else
+	skip "--hot-cold of a real recording" "profrec could not record cpu-clock and offcpu-time here: $(head -c 200 "$TMP/rec.err" "$TMP/cc.err" 2>/dev/null | tr '\n' ' ')"
+fi

@@ -73,9 +73,8 @@ int prof_flame_normalize(struct prof_stacks *t, struct prof_flame_seq *seq)
 	return 1;
 }
 
-/* One swatch of the differential legend and its text; x advances. */
-static void legend_item(struct prof_buf *b, double *x, double y, double fs, uint32_t fill,
-			const char *text)
+void prof_flame_legend_item(struct prof_buf *b, double *x, double y, double fs, uint32_t fill,
+			    const char *text)
 {
 	prof_buf_addstr(b, "<rect x=\"");
 	prof_flame_add_num(b, *x);
@@ -108,11 +107,11 @@ void prof_flame_write_legend(struct prof_flame_writer *w, double y)
 	double x = PROF_FLAME_XPAD, fs = o->fontsize;
 
 	prof_buf_addstr(b, "<g id=\"legend\">");
-	legend_item(b, &x, y, fs, PROF_RGB(255, 0, 0), o->negate ? "shrank (AFTER < BEFORE)"
-								 : "grew (AFTER > BEFORE)");
-	legend_item(b, &x, y, fs, PROF_RGB(0, 0, 255), o->negate ? "grew (AFTER > BEFORE)"
-								 : "shrank (AFTER < BEFORE)");
-	legend_item(b, &x, y, fs, PROF_RGB(255, 255, 255), "unchanged");
+	prof_flame_legend_item(b, &x, y, fs, PROF_RGB(255, 0, 0),
+			       o->negate ? "shrank (AFTER < BEFORE)" : "grew (AFTER > BEFORE)");
+	prof_flame_legend_item(b, &x, y, fs, PROF_RGB(0, 0, 255),
+			       o->negate ? "grew (AFTER > BEFORE)" : "shrank (AFTER < BEFORE)");
+	prof_flame_legend_item(b, &x, y, fs, PROF_RGB(255, 255, 255), "unchanged");
 	prof_buf_addstr(b, "<text x=\"");
 	prof_flame_add_num(b, x);
 	prof_buf_addstr(b, "\" y=\"");

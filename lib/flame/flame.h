@@ -10,6 +10,8 @@
  *                order (prof_flame_seq), rewrites through core/transform.h
  *   differential.c  two-count input: two profiles in one table,
  *                normalising, the legend
+ *   hotcold.c    hot/cold input: on-CPU and off-CPU time in one table,
+ *                their colours, tooltip split and legend
  *   layout.c     stacks -> frames (x = cumulative weight, depth)
  *   svg.c        frames -> SVG/HTML markup; svg_format.c its numbers
  *                and strings; script.c the embedded script
@@ -37,6 +39,11 @@
  * count; each frame carries delta = after - before of the stacks that end
  * in it (its self delta), coloured red (grew) or blue (shrank) on a scale
  * of the largest per-stack |delta|, as flamegraph.pl does.
+ *
+ * Hot/cold input (on-CPU, off-CPU time: columns 0 and 1): widths are the
+ * sum; each frame carries its on-CPU total (inclusive) in delta, so its
+ * off-CPU total is width - delta. A frame mostly on-CPU is drawn in warm
+ * colours, one mostly off-CPU in cool ones.
  *
  * Output safety: every name goes through escape.h (XML-escaped, control
  * characters and invalid UTF-8 replaced), labels are cut on character
@@ -115,6 +122,27 @@ int prof_flame_read_diff(const char *before, const char *after, struct prof_stac
  */
 int prof_flame_normalize(struct prof_stacks *t, struct prof_flame_seq *seq);
 
+/* ---- hot/cold input (hotcold.c) --------------------------------------- */
+
+/* The events a hot/cold graph draws from one recording. */
+#define PROF_FLAME_ON_CPU_EVENT "cpu-clock"
+#define PROF_FLAME_OFF_CPU_EVENT "offcpu-time"
+
+/*
+ * Read on-CPU time into t's column 0 and off-CPU time into column 1 (t
+ * has 2 columns): with n == 1, paths[0] is one recording holding both
+ * events (profrec TSV or perf script text), folded twice, for
+ * PROF_FLAME_ON_CPU_EVENT and PROF_FLAME_OFF_CPU_EVENT; with n == 2,
+ * paths[0] is the on-CPU profile and paths[1] the off-CPU one (any
+ * format, each its first event). meta receives what both sides agree on.
+ * Refused (reported, -2): n not 1 or 2, standard input ("-": it cannot be
+ * read twice), an input unreadable or differential, a side with no
+ * stack, and sides whose units differ (time against bytes means nothing).
+ * Returns 0, -1 (malformed lines reported, the rest kept) or -2.
+ */
+int prof_flame_read_hotcold(const char *const *paths, size_t n, struct prof_stacks *t,
+			    struct prof_meta *meta);
+
 /* ---- layout (layout.c) -------------------------------------------------- */
 
 /* Rendering options; prof_flame_opts_init() sets flamegraph.pl's defaults. */
@@ -138,6 +166,7 @@ struct prof_flame_opts {
 	int negate;		/* swap differential hues */
 	const char *diff_before;	/* differential legend: BEFORE's and AFTER's */
 	const char *diff_after;		/* file names, NULL: one two-count input */
+	int hotcold;		/* columns on-CPU, off-CPU: widths their sum */
 	int random;		/* a random colour for each frame (not by name) */
 	double factor;		/* counts shown multiplied by this (1) */
 	double total;		/* > sum: the 100% width (0: the sum) */
@@ -162,7 +191,7 @@ struct prof_flame_node {
 	uint32_t depth;
 	double start;		/* cumulative weight before it */
 	double width;		/* its weight */
-	double delta;		/* differential: self delta */
+	double delta;		/* differential: self delta; hot/cold: on-CPU total */
 };
 
 /* Laid-out frames: what prof_flame_layout() produced. */
@@ -173,6 +202,7 @@ struct prof_flame_graph {
 	double timemax;		/* 100% width: max(sum, opts total) */
 	double maxdelta;	/* largest |after - before| of one stack (>= 1) */
 	int diff;		/* differential input */
+	int hotcold;		/* hot/cold input (o->hotcold) */
 	unsigned depthmax;	/* deepest frame drawn */
 	unsigned long pruned;	/* frames narrower than minwidth */
 	unsigned long too_deep;	/* frames deeper than maxdepth */
@@ -182,7 +212,8 @@ struct prof_flame_graph {
  * Lay out t (2 weight columns; diff says whether column 0 is "before" and
  * column 1 "after", else column 0 is the weight). With seq (a flame chart)
  * the lines are taken in input order without merging non-adjacent
- * stacks; without, the unique stacks are sorted. Returns 0, or -1 when
+ * stacks; without, the unique stacks are sorted. With o->hotcold (diff
+ * 0, no seq) widths are the sum of both columns. Returns 0, or -1 when
  * the total weight is zero (nothing to draw; nothing reported). g is
  * filled either way and released with prof_flame_graph_release().
  */

@@ -44,6 +44,21 @@ struct prof_flame_writer {
 /* The differential legend at baseline y (differential.c). */
 void prof_flame_write_legend(struct prof_flame_writer *w, double y);
 
+/*
+ * One swatch of a legend, fs square, filled with fill, and its text
+ * (escaped) at baseline y, from *x, which advances past it (differential.c).
+ */
+void prof_flame_legend_item(struct prof_buf *b, double *x, double y, double fs, uint32_t fill,
+			    const char *text);
+
+/* Hot/cold (hotcold.c): the legend at baseline y, ... */
+void prof_flame_write_hotcold_legend(struct prof_flame_writer *w, double y);
+/* ... frame n's colour: warm when mostly on-CPU, cool when mostly off-CPU, ... */
+uint32_t prof_flame_hotcold_color(const struct prof_flame_node *n, const char *name, size_t len);
+/* ... and its tooltip's split: "; on-CPU A ms, off-CPU B ms" (or in countname). */
+void prof_flame_add_hotcold_split(struct prof_buf *b, const struct prof_flame_node *n,
+				  const struct prof_flame_opts *o);
+
 /* Numbers and strings as the SVG writes them (svg_format.c). */
 /* v rounded to hundredths, without trailing zeros ("12.5", "3"). */
 void prof_flame_add_num(struct prof_buf *b, double v);

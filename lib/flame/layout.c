@@ -134,6 +134,7 @@ struct flow {
 	size_t depth, cap;		/* frames open above the root */
 	double time, minw;
 	unsigned maxdepth;
+	int hotcold;		/* delta is inclusive: a frame's goes to its parent */
 };
 
 static void emit(struct flow *f, size_t depth)
@@ -142,6 +143,8 @@ static void emit(struct flow *f, size_t depth)
 	const struct open_frame *o = &f->path[depth];
 	double w = f->time - o->start;
 
+	if (f->hotcold && depth)
+		f->path[depth - 1].delta += o->delta;
 	if (depth && (w <= 0 || w < f->minw)) {	/* the root is always drawn */
 		g->pruned++;
 		return;
@@ -195,15 +198,19 @@ int prof_flame_layout(struct prof_flame_graph *g, const struct prof_stacks *t,
 
 	memset(g, 0, sizeof(*g));
 	g->diff = diff;
+	g->hotcold = o->hotcold && !diff && !seq;
 	g->maxdelta = 1;
 	if (seq) {
 		n = seq->n;
 		for (i = 0; i < n; i++)
 			g->sum += seq->w[i * 2 + wcol];
 	} else {
-		ids = sorted_stacks(t, wcol, diff, &n);
-		for (i = 0; i < n; i++)
-			g->sum += prof_stacks_weights(t, ids[i])[wcol];
+		ids = sorted_stacks(t, g->hotcold ? 1 : wcol, diff || g->hotcold, &n);
+		for (i = 0; i < n; i++) {
+			const prof_weight *tw = prof_stacks_weights(t, ids[i]);
+
+			g->sum += g->hotcold ? (double)tw[0] + (double)tw[1] : (double)tw[wcol];
+		}
 	}
 	if (!(g->sum > 0)) {
 		free(ids);
@@ -215,6 +222,7 @@ int prof_flame_layout(struct prof_flame_graph *g, const struct prof_stacks *t,
 	f.g = g;
 	f.minw = o->minwidth_pct ? g->timemax * o->minwidth / 100 : o->minwidth / wpt;
 	f.maxdepth = o->maxdepth;
+	f.hotcold = g->hotcold;
 	f.cap = 64;
 	f.path = xcalloc(f.cap, sizeof(*f.path));
 	f.path[0].frame = UINT32_MAX;
@@ -226,11 +234,11 @@ int prof_flame_layout(struct prof_flame_graph *g, const struct prof_stacks *t,
 				seq ? seq->w[i * 2 + 1] : t->nweights > 1 ? (double)tw[1] : 0 };
 		size_t depth;
 		const uint32_t *frames = prof_stacks_frames(t, id, &depth);
-		double delta = diff ? w[1] - w[0] : 0;
+		double delta = diff ? w[1] - w[0] : g->hotcold ? w[0] : 0;
 
-		if (fabs(delta) > g->maxdelta)
+		if (diff && fabs(delta) > g->maxdelta)
 			g->maxdelta = fabs(delta);
-		flow_stack(&f, frames, depth, w[wcol], delta);
+		flow_stack(&f, frames, depth, g->hotcold ? w[0] + w[1] : w[wcol], delta);
 	}
 	for (i = f.depth; i > 0; i--)
 		emit(&f, i);

@@ -36,6 +36,8 @@ static uint32_t frame_color(struct prof_flame_writer *w, const struct prof_flame
 		return PROF_RGB(200, 200, 200);
 	if (w->g->diff)
 		return prof_flame_diff_color(o->negate ? -n->delta : n->delta, w->g->maxdelta);
+	if (w->g->hotcold)
+		return prof_flame_hotcold_color(n, name, len);
 	if (o->palmap) {
 		if (prof_flame_palmap_get(o->palmap, name, len, &c) == 0)
 			return c;
@@ -90,7 +92,10 @@ static void write_info(struct prof_flame_writer *w, const struct prof_flame_node
 		prof_flame_add_count(b, samples);
 		prof_buf_addch(b, ' ');
 		prof_xml_escape(b, o->countname, strlen(o->countname));
-		prof_buf_addstr(b, ", 100%)");
+		prof_buf_addstr(b, ", 100%");
+		if (w->g->hotcold)
+			prof_flame_add_hotcold_split(b, n, o);
+		prof_buf_addch(b, ')');
 		return;
 	}
 	prof_xml_escape(b, name, prof_flame_deannotate(name, len));
@@ -109,6 +114,8 @@ static void write_info(struct prof_flame_writer *w, const struct prof_flame_node
 			 100 * d / (w->g->timemax * o->factor));
 		prof_buf_addstr(b, tmp);
 	}
+	if (w->g->hotcold)
+		prof_flame_add_hotcold_split(b, n, o);
 	prof_buf_addch(b, ')');
 }
 
@@ -221,6 +228,8 @@ static const char *graph_title(const struct prof_flame_writer *w)
 		return o->title;
 	if (w->g->diff)
 		return o->inverted ? "Differential Icicle Graph" : "Differential Flame Graph";
+	if (w->g->hotcold)
+		return o->inverted ? "Hot/Cold Icicle Graph" : "Hot/Cold Flame Graph";
 	return o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
 }
 
@@ -305,6 +314,8 @@ static void write_head(struct prof_flame_writer *w)
 	}
 	if (w->g->diff)
 		prof_flame_write_legend(w, w->height - w->ylegend / 2 + fs / 3);
+	else if (w->g->hotcold)
+		prof_flame_write_hotcold_legend(w, w->height - w->ylegend / 2 + fs / 3);
 	prof_buf_addstr(b, "<text id=\"details\" x=\"10\" y=\"");
 	prof_flame_add_num(b, w->height - w->ylegend - w->ypad2 / 2);
 	prof_buf_addstr(b, "\"> </text>\n<text id=\"unzoom\" class=\"hide\" x=\"10\" y=\"");
@@ -373,7 +384,7 @@ int prof_flame_write(const struct prof_flame_graph *g, const struct prof_stacks 
 	w.ypad1 = o->fontsize * 3;
 	w.ypad2 = o->fontsize * 2 + 10;
 	w.ypad3 = o->subtitle && *o->subtitle ? o->fontsize * 2 : 0;
-	w.ylegend = g->diff ? o->fontsize * 2 : 0;
+	w.ylegend = g->diff || g->hotcold ? o->fontsize * 2 : 0;
 	w.height = (g->depthmax + 1) * o->frameheight + w.ypad1 + w.ypad2 + w.ypad3 + w.ylegend;
 	w.wpt = (w.width - 2 * PROF_FLAME_XPAD) / g->timemax;
 	write_head(&w);
