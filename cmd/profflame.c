@@ -17,6 +17,7 @@
 #include "core/stack.h"
 #include "core/transform.h"
 #include "flame/flame.h"
+#include "flame/heatmap.h"
 #include "io/output.h"
 
 static const char synopsis[] =
@@ -24,7 +25,8 @@ static const char synopsis[] =
 	"                 [--colors palette] [--width px] [--minwidth px|pct%]\n"
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
 	"                 [file ...]\n"
-	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU";
+	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU\n"
+	"       profflame --heatmap [options] [HEATMAP.tsv]";
 
 static const char help_text[] =
 	"usage: profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
@@ -32,6 +34,7 @@ static const char help_text[] =
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
 	"                 [file ...]\n"
 	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU\n"
+	"       profflame --heatmap [options] [HEATMAP.tsv]\n"
 	"\n"
 	"Draw a profile as a self-contained interactive flame graph: folded stacks\n"
 	"(\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential), profrec TSV or\n"
@@ -81,6 +84,9 @@ static const char help_text[] =
 	"      --hot-cold         one recording of cpu-clock and offcpu-time (profrec\n"
 	"                         -e cpu-clock --off-cpu), or two profiles ON-CPU OFF-CPU\n"
 	"                         in the same unit\n"
+	"Subsecond heat map (FlameScope: a column per second, a row per bucket):\n"
+	"      --heatmap          draw proffold --heatmap's TSV (--title, --subtitle,\n"
+	"                         --format, fonts apply)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"In the graph: click to zoom, Reset Zoom to go back, Ctrl-F to search by\n"
@@ -91,7 +97,7 @@ static const char help_text[] =
 enum {
 	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
 	OPT_ENCODING, OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
-	OPT_HASH, OPT_HEIGHT, OPT_HOTCOLD, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
+	OPT_HASH, OPT_HEATMAP, OPT_HEIGHT, OPT_HOTCOLD, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
 	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_RANDOM, OPT_REVERSE, OPT_SUBTITLE,
 	OPT_TITLE, OPT_TOTAL, OPT_WIDTH,
 };
@@ -111,6 +117,7 @@ static const struct option longopts[] = {
 	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 	{ "height", required_argument, NULL, OPT_HEIGHT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "hot-cold", no_argument, NULL, OPT_HOTCOLD },
@@ -192,7 +199,7 @@ int main(int argc, char **argv)
 	struct prof_stacks t;
 	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
 	const char *bgcolors = NULL, *countname = NULL;
-	int diff_files = 0, normalize = 0, use_cp = 0, rval = 0, diff = 0, c, r;
+	int diff_files = 0, normalize = 0, use_cp = 0, rval = 0, diff = 0, heatmap = 0, c, r;
 	char c1[8], c2[8];
 
 	prof_set_progname(argv[0]);
@@ -266,6 +273,9 @@ int main(int argc, char **argv)
 			o.frameheight = positive("height", optarg);
 			if (o.frameheight < 2)
 				prof_usage_error(synopsis, "--height: at least 2 pixels");
+			break;
+		case OPT_HEATMAP:
+			heatmap = 1;
 			break;
 		case OPT_HOTCOLD:
 			o.hotcold = 1;
@@ -365,6 +375,14 @@ int main(int argc, char **argv)
 	if (prof_flame_bg_parse(bgcolors ? bgcolors : prof_flame_palette_bg(o.palette),
 				o.bg1, o.bg2))
 		return PROF_EXIT_USAGE;	/* not reached: checked above */
+	if (heatmap && (argc > 1 || diff_files || o.hotcold || o.flamechart))
+		prof_usage_error(synopsis, "--heatmap draws one heat map TSV, without --diff, "
+				 "--hot-cold or --flamechart");
+	if (heatmap) {
+		free(base);
+		return (prof_flame_heatmap_file(argc ? argv[0] : NULL, &o, output) ? 1 : 0) |
+		       prof_close_stdout();
+	}
 	if (o.flamechart)
 		seqp = &seq;
 	if (use_cp && !palfile)

@@ -714,3 +714,71 @@ if ${CC:-cc} -O1 -fno-omit-frame-pointer -o "$TMP/stripes" "$TMP/stripes.c" 2>"$
 else
 	skip "--hot-cold of a real recording" "profrec could not record cpu-clock and offcpu-time here: $(head -c 200 "$TMP/rec.err" "$TMP/cc.err" 2>/dev/null | tr '\n' ' ')"
 fi
+
+# ---- --heatmap: proffold --heatmap's TSV drawn (FlameScope layout) ------
+CELLS="//*[local-name()='g'][@id='cells']/*[local-name()='rect']"
+# 2 s of 250 ms buckets, weights 0..7 in a shuffled order, unit ns
+printf '%s\n' '# source=profrec event=cpu-clock unit=ns bucket_ms=250' \
+	"$(printf 'second\toffset_ms\tevent\tsamples\tweight')" \
+	"$(printf '0\t0\tcpu-clock\t3\t3000000')" "$(printf '0\t250\tcpu-clock\t0\t0')" \
+	"$(printf '0\t500\tcpu-clock\t7\t7000000')" "$(printf '0\t750\tcpu-clock\t1\t1000000')" \
+	"$(printf '1\t0\tcpu-clock\t6\t6000000')" "$(printf '1\t250\tcpu-clock\t5\t5000000')" \
+	"$(printf '1\t500\tcpu-clock\t2\t2000000')" "$(printf '1\t750\tcpu-clock\t4\t4000000')" >"$TMP/hm.tsv"
+run "$F" --heatmap "$TMP/hm.tsv"
+cp "$TMP/stdout" "$TMP/hm.svg"
+if [ "$STATUS" = 0 ] && [ ! -s "$TMP/stderr" ] && xmllint --noout "$TMP/hm.svg" 2>"$TMP/xml.err"; then
+	pass "--heatmap: well-formed SVG"
+else
+	fail "--heatmap: well-formed SVG" "exit $STATUS: $(head -c 300 "$TMP/stderr" "$TMP/xml.err")"
+fi
+check "--heatmap: one cell per second and bucket" 0 "8" count "$TMP/hm.svg" "count($CELLS)"
+check "--heatmap: a column per second, offset 0 at the top" 0 "0 0|0 1|1 0|1 1" sh -c \
+	"grep -o '<rect x=\"[0-9.]*\" y=\"[0-9.]*\"[^>]*data-s=\"[01]\" data-b=\"[01]\"' '$TMP/hm.svg' |
+	 sed 's/.*data-s=\"\\(.\\)\" data-b=\"\\(.\\)\"/\\1 \\2/' | paste -sd '|'"
+# colours by weight: sorted by weight, each fill darker (green channel strictly decreasing)
+check "--heatmap: cell colours ordered by weight" 0 "ordered 8" sh -c \
+	"grep -o 'fill=\"#[0-9a-f]*\" data-s[^<]*<title>[^<]*' '$TMP/hm.svg' |
+	 sed 's/fill=\"#\\(..\\)\\(..\\)\\(..\\)\".*samples\\{0,1\\}, \\([0-9.]*\\) ms/\\2 \\4/' |
+	 while read g w; do echo \"\$w \$((0x\$g))\"; done | sort -n |
+	 awk 'NR > 1 && \$2 >= g { bad = 1 } { g = \$2; n++ } END { print (bad ? \"unordered\" : \"ordered\"), n }'"
+check "--heatmap: the heaviest cell darkest, an empty one white" 0 "#b41400 #ffffff" sh -c \
+	"echo \$(grep -o 'fill=\"#[0-9a-f]*\" data-s=\"0\" data-b=\"2\"' '$TMP/hm.svg' | cut -c7-13) \$(grep -o 'fill=\"#[0-9a-f]*\" data-s=\"0\" data-b=\"1\"' '$TMP/hm.svg' | cut -c7-13)"
+check "--heatmap: a cell's tooltip: time range, samples, weight" 0 \
+	"1.250 s - 1.500 s (second 1, 250-500 ms): 5 samples, 5.00 ms" \
+	count "$TMP/hm.svg" "string(//*[@data-s='1'][@data-b='1']/*[local-name()='title'])"
+check "--heatmap: x axis: seconds" 0 "0|1|time (seconds from the start)" sh -c \
+	"xmllint --xpath \"//*[@id='xaxis']/*/text()\" '$TMP/hm.svg' | paste -sd '|'"
+check "--heatmap: y axis: offsets" 0 "0 ms|250 ms|500 ms|750 ms|offset in the second (250 ms rows)" sh -c \
+	"xmllint --xpath \"//*[@id='yaxis']/*/text()\" '$TMP/hm.svg' | paste -sd '|'"
+check "--heatmap: colour scale up to the heaviest cell" 0 "7.00 ms (the heaviest cell)" \
+	count "$TMP/hm.svg" "string(//*[@id='scalemax'])"
+check "--heatmap: the event under the title" 0 "Subsecond Heat Map|event: cpu-clock" sh -c \
+	"echo \$(xmllint --xpath \"string(//*[@id='title'])\" '$TMP/hm.svg')'|'\$(xmllint --xpath \"string(//*[@id='subtitle'])\" '$TMP/hm.svg')"
+# hostile event names are escaped
+printf '%s\n' '# event=<script>alert(1)</script>&x" unit=<b>' \
+	"$(printf 'second\toffset_ms\tevent\tsamples\tweight')" \
+	"$(printf '0\t0\t<script>alert(1)</script>&x"\t1\t1')" >"$TMP/hostile-hm.tsv"
+run "$F" --heatmap --format html "$TMP/hostile-hm.tsv"
+if [ "$STATUS" = 0 ] && ! grep -q '<script\|<b>' "$TMP/stdout" && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;x' "$TMP/stdout" &&
+	head -n 1 "$TMP/stdout" | grep -q '^<!DOCTYPE html>' && sed -n '/<svg/,/<\/svg>/p' "$TMP/stdout" | xmllint --noout - 2>/dev/null; then
+	pass "--heatmap --format html: hostile event and unit names escaped, well-formed SVG inside"
+else
+	fail "--heatmap hostile names" "exit $STATUS: $(grep -o '.\{20\}script.\{20\}' "$TMP/stdout" | head -n 3)"
+fi
+# from proffold --heatmap on a pipe: 3 s of 20 ms buckets, the busy stripes darkest
+"$BIN/proffold" -q --heatmap "$TMP/hc.tsv" | "$F" --heatmap >"$TMP/hm2.svg" 2>"$TMP/hm2.err"
+check "--heatmap: proffold --heatmap | profflame --heatmap: 150 cells" 0 "150" count "$TMP/hm2.svg" "count($CELLS)"
+check "--heatmap: busy buckets darkest, asleep ones white (or nearly)" 0 "75 busy dark, 75 idle light" sh -c \
+	"grep -o 'fill=\"#[0-9a-f]*\" data-s=\"[0-9]*\" data-b=\"[0-9]*\"' '$TMP/hm2.svg' | sed 's/fill=\"#..\\(..\\)..\" data-s=\"\\([0-9]*\\)\" data-b=\"\\([0-9]*\\)\"/\\1 \\3/' |
+	 while read g b; do echo \"\$((0x\$g)) \$((b / 5 % 2))\"; done |
+	 awk '\$2 == 0 && \$1 < 40 { d++ } \$2 == 1 && \$1 > 200 { l++ } END { printf \"%d busy dark, %d idle light\\n\", d, l }'"
+check_error "--heatmap: not a heat map TSV" 1 "not a proffold-heatmap TSV" "$F" --heatmap "$TMP/hc.tsv"
+printf 'second\toffset_ms\tevent\tsamples\tweight\n0\t0\tx\t1\t1\n0\t2000\tx\t1\t1\n' >"$TMP/bad-hm.tsv"
+run "$F" --heatmap "$TMP/bad-hm.tsv"
+if [ "$STATUS" = 1 ] && grep -q 'bad-hm.tsv:3: not a proffold-heatmap row' "$TMP/stderr" && grep -q '<title>0.000 s' "$TMP/stdout"; then
+	pass "--heatmap: a malformed row reported with file:line, the rest drawn, exit 1"
+else
+	fail "--heatmap malformed row" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+check_error "--heatmap: one input" 2 "--heatmap draws one heat map TSV" "$F" --heatmap "$TMP/hm.tsv" "$TMP/hm.tsv"
+check_error "--heatmap --hot-cold" 2 "--heatmap draws one heat map TSV" "$F" --heatmap --hot-cold "$TMP/hm.tsv"

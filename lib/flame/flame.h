@@ -12,6 +12,7 @@
  *                normalising, the legend
  *   hotcold.c    hot/cold input: on-CPU and off-CPU time in one table,
  *                their colours, tooltip split and legend
+ *   heatmap.h    the subsecond heat map (FlameScope) drawn: heatmap.c
  *   layout.c     stacks -> frames (x = cumulative weight, depth)
  *   svg.c        frames -> SVG/HTML markup; svg_format.c its numbers
  *                and strings; script.c the embedded script

@@ -1,0 +1,154 @@
+/*
+ * lib/flame/heatmap.c: proffold-heatmap TSV read back into cells (bucket
+ * from the metadata or the offsets, other events skipped, malformed rows
+ * and foreign input refused), and the drawn document (one rect per
+ * cell, colours darker with weight, tooltips, escaping).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "base/buf.h"
+#include "base/error.h"
+#include "core/meta.h"
+#include "flame/flame.h"
+#include "flame/heatmap.h"
+#include "../unit.h"
+
+static char *temp_file(const char *text)
+{
+	char *path = strdup("/tmp/test_heatmap.XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct prof_buf b = PROF_BUF_INIT;
+	char tmp[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		prof_buf_add(&b, tmp, n);
+	fclose(f);
+	return prof_buf_detach(&b, NULL);
+}
+
+/* The green component of the fill of cell (s, b) in svg; -1 if none. */
+static int green_of(const char *svg, int s, int b)
+{
+	char key[64];
+	const char *p;
+	unsigned c;
+
+	snprintf(key, sizeof(key), "\" data-s=\"%d\" data-b=\"%d\"", s, b);
+	p = strstr(svg, key);
+	if (!p || p - svg < 7 || sscanf(p - 6, "%6x", &c) != 1)
+		return -1;
+	return (int)((c >> 8) & 0xff);
+}
+
+#define HEADER "second\toffset_ms\tevent\tsamples\tweight\n"
+
+int main(void)
+{
+	prof_set_progname("test_heatmap");
+	prof_verbosity = 0;
+
+	TEST("TSV: bucket from metadata, every cell placed, other events skipped") {
+		char *path = temp_file("# event=cpu-clock unit=ns bucket_ms=250\n" HEADER
+				       "0\t0\tcpu-clock\t3\t30\n0\t500\tcpu-clock\t7\t70\n"
+				       "1\t750\tcpu-clock\t1\t10\n1\t0\toffcpu-time\t9\t90\n");
+		struct prof_heatmap hm;
+		struct prof_meta meta = PROF_META_INIT;
+
+		CHECK(prof_flame_heatmap_read_tsv(path, &hm, &meta) == 0);
+		CHECK(hm.bucket_ns == 250000000 && hm.per_second == 4 && hm.seconds == 2);
+		CHECK(hm.ncells == 8);
+		CHECK(hm.ncells == 8 && hm.cells[0].samples == 3 && hm.cells[0].weight == 30);
+		CHECK(hm.ncells == 8 && hm.cells[2].samples == 7 && hm.cells[1].samples == 0);
+		CHECK(hm.ncells == 8 && hm.cells[7].samples == 1 && hm.cells[4].samples == 0);
+		CHECK_STR(prof_meta_get(&meta, "unit"), "ns");
+		prof_heatmap_release(&hm);
+		prof_meta_release(&meta);
+		unlink(path);
+		free(path);
+	}
+
+	TEST("TSV: bucket from the offsets; the event from the rows") {
+		char *path = temp_file(HEADER "0\t0\tx\t1\t1\n0\t100\tx\t2\t2\n0\t300\tx\t4\t4\n");
+		struct prof_heatmap hm;
+		struct prof_meta meta = PROF_META_INIT;
+
+		CHECK(prof_flame_heatmap_read_tsv(path, &hm, &meta) == 0);
+		CHECK(hm.bucket_ns == 100000000 && hm.per_second == 10 && hm.seconds == 1);
+		CHECK(hm.ncells == 10 && hm.cells[3].samples == 4);
+		CHECK_STR(prof_meta_get(&meta, "event"), "x");
+		prof_heatmap_release(&hm);
+		prof_meta_release(&meta);
+		unlink(path);
+		free(path);
+	}
+
+	TEST("TSV refused: other input, no rows, malformed rows (the rest kept)") {
+		char *other = temp_file("main;work 5\n"), *empty = temp_file(HEADER);
+		char *bad = temp_file(HEADER "0\t0\tx\t1\t1\n0\t1000\tx\t1\t1\nzz\n");
+		struct prof_heatmap hm;
+		struct prof_meta meta = PROF_META_INIT;
+
+		CHECK(prof_flame_heatmap_read_tsv(other, &hm, &meta) == -2);
+		prof_heatmap_release(&hm);
+		CHECK(prof_flame_heatmap_read_tsv(empty, &hm, &meta) == -2);
+		prof_heatmap_release(&hm);
+		CHECK(prof_flame_heatmap_read_tsv(bad, &hm, &meta) == -1);
+		CHECK(hm.ncells >= 1 && hm.cells[0].samples == 1);
+		prof_heatmap_release(&hm);
+		CHECK(prof_flame_heatmap_read_tsv("/nonexistent/hm.tsv", &hm, &meta) == -2);
+		prof_heatmap_release(&hm);
+		prof_meta_release(&meta);
+		unlink(other);
+		unlink(empty);
+		unlink(bad);
+		free(other);
+		free(empty);
+		free(bad);
+	}
+
+	TEST("drawing: a rect per cell, darker with weight, tooltips, escaped names") {
+		char *in = temp_file("# bucket_ms=500 unit=ns\n" HEADER
+				     "0\t0\t<e>&\"\t1\t1000000\n0\t500\t<e>&\"\t0\t0\n"
+				     "1\t0\t<e>&\"\t4\t4000000\n1\t500\t<e>&\"\t2\t2000000\n");
+		char *out = strdup("/tmp/test_heatmap_svg.XXXXXX"), *svg;
+		struct prof_flame_opts fo;
+		int fd = mkstemp(out);
+
+		close(fd);
+		prof_flame_opts_init(&fo);
+		CHECK(prof_flame_heatmap_file(in, &fo, out) == 0);
+		svg = slurp(out);
+		CHECK(svg && strstr(svg, "<g id=\"cells\">"));
+		CHECK(svg && strstr(svg, "<title>1.000 s - 1.500 s (second 1, 0-500 ms): "
+				    "4 samples, 4.00 ms</title>"));
+		CHECK(svg && strstr(svg, "event: &lt;e&gt;&amp;&quot;"));
+		CHECK(svg && !strstr(svg, "<e>"));
+		/* weights 0 < 1 < 2 < 4 ms: green strictly decreasing */
+		CHECK(svg && green_of(svg, 0, 1) == 255);
+		CHECK(svg && green_of(svg, 0, 1) > green_of(svg, 0, 0));
+		CHECK(svg && green_of(svg, 0, 0) > green_of(svg, 1, 1));
+		CHECK(svg && green_of(svg, 1, 1) > green_of(svg, 1, 0));
+		CHECK(svg && strstr(svg, ">4.00 ms (the heaviest cell)</text>"));
+		free(svg);
+		unlink(in);
+		unlink(out);
+		free(in);
+		free(out);
+	}
+	return UNIT_RESULT();
+}
