@@ -335,24 +335,8 @@ static void write_head(struct hm_writer *w, const char *title)
 	struct prof_buf *b = &w->b;
 	double fs = o->fontsize;
 
-	if (o->html) {
-		prof_buf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-			       "<title>");
-		prof_xml_escape(b, title, strlen(title));
-		prof_buf_addstr(b, "</title>\n<style>html,body{margin:0;padding:0}svg{display:block}"
-			       "</style>\n</head>\n<body>\n");
-	} else {
-		prof_buf_addstr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
-	}
-	prof_buf_addstr(b, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"");
-	prof_flame_add_num(b, w->width);
-	prof_buf_addstr(b, "\" height=\"");
-	prof_flame_add_num(b, w->height);
-	prof_buf_addstr(b, "\" viewBox=\"0 0 ");
-	prof_flame_add_num(b, w->width);
-	prof_buf_addch(b, ' ');
-	prof_flame_add_num(b, w->height);
-	prof_buf_addstr(b, "\">\n<style type=\"text/css\">\ntext{font-family:");
+	prof_flame_add_document_start(b, o->html, title, w->width, w->height);
+	prof_buf_addstr(b, " xmlns=\"http://www.w3.org/2000/svg\">\n<style type=\"text/css\">\ntext{font-family:");
 	prof_xml_escape(b, o->fonttype, strlen(o->fonttype));
 	prof_buf_addf(b, ";font-size:%gpx;fill:#000}\n#title{text-anchor:middle;font-size:%gpx}\n"
 		      "#cells rect:hover{stroke:#000;stroke-width:1}\n</style>\n", fs, fs + 5);

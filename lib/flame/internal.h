@@ -66,6 +66,15 @@ void prof_flame_add_num(struct prof_buf *b, double v);
 void prof_flame_add_hundredths(struct prof_buf *b, long long h);
 /* "%.0f" of v with thousands separators (flamegraph.pl's samples_txt). */
 void prof_flame_add_count(struct prof_buf *b, double v);
+/*
+ * The document's start: for html, the HTML head titled title (escaped),
+ * else the XML declaration; then the root element's opening tag up to
+ * its size, `<svg version="1.1" width="W" height="H" viewBox="0 0 W H"`,
+ * left open for the caller's namespaces. Always an intrinsic size and a
+ * viewBox, so that an <img> (where no script runs) shows it all, scaled.
+ */
+void prof_flame_add_document_start(struct prof_buf *b, int html, const char *title, double width,
+				   double height);
 /* "#rrggbb" of colour c. */
 void prof_flame_add_hex(struct prof_buf *b, uint32_t c);
 /* A JSON string literal safe inside <script> and CDATA (no <, >, &). */

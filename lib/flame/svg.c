@@ -240,29 +240,9 @@ static void write_prologue(struct prof_flame_writer *w, const char *title)
 	struct prof_buf *b = &w->b;
 	double fs = o->fontsize;
 
-	if (o->html) {
-		prof_buf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-			       "<title>");
-		prof_xml_escape(b, title, strlen(title));
-		prof_buf_addstr(b, "</title>\n<style>html,body{margin:0;padding:0}"
-			       "svg{display:block}</style>\n</head>\n<body>\n");
-	} else {
-		prof_buf_addstr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
-	}
-	/*
-	 * Always an intrinsic size and a viewBox, so that an <img> (where no
-	 * script runs) shows the whole graph scaled; a fluid graph's script
-	 * switches it to the window's width when it runs.
-	 */
-	prof_buf_addstr(b, "<svg version=\"1.1\" width=\"");
-	prof_flame_add_num(b, w->width);
-	prof_buf_addstr(b, "\" height=\"");
-	prof_flame_add_num(b, w->height);
-	prof_buf_addstr(b, "\" viewBox=\"0 0 ");
-	prof_flame_add_num(b, w->width);
-	prof_buf_addch(b, ' ');
-	prof_flame_add_num(b, w->height);
-	prof_buf_addstr(b, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+	/* A fluid graph's script switches it to the window's width when it runs. */
+	prof_flame_add_document_start(b, o->html, title, w->width, w->height);
+	prof_buf_addstr(b, " xmlns=\"http://www.w3.org/2000/svg\" "
 		       "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n");
 	prof_buf_addstr(b, "<!-- Flame graph drawn by profflame (proftools). Click a frame to zoom, "
 		       "Ctrl-F to search. -->\n");

@@ -107,3 +107,26 @@ void prof_flame_add_comment_text(struct prof_buf *b, const char *s)
 	}
 	prof_buf_release(&tmp);
 }
+
+void prof_flame_add_document_start(struct prof_buf *b, int html, const char *title, double width,
+				   double height)
+{
+	if (html) {
+		prof_buf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+			       "<title>");
+		prof_xml_escape(b, title, strlen(title));
+		prof_buf_addstr(b, "</title>\n<style>html,body{margin:0;padding:0}"
+			       "svg{display:block}</style>\n</head>\n<body>\n");
+	} else {
+		prof_buf_addstr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	}
+	prof_buf_addstr(b, "<svg version=\"1.1\" width=\"");
+	prof_flame_add_num(b, width);
+	prof_buf_addstr(b, "\" height=\"");
+	prof_flame_add_num(b, height);
+	prof_buf_addstr(b, "\" viewBox=\"0 0 ");
+	prof_flame_add_num(b, width);
+	prof_buf_addch(b, ' ');
+	prof_flame_add_num(b, height);
+	prof_buf_addch(b, '"');
+}
