@@ -6,6 +6,7 @@
  * (the lines tests/run.sh counts). main() returns 1 if anything failed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int unit_failed_total;
@@ -30,5 +31,17 @@ static const char *unit_name;
 #define CHECK_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
 
 #define UNIT_RESULT() (unit_failed_total ? 1 : 0)
+
+/* A new temporary file holding text; its malloc'ed path (the caller removes it). */
+static inline char *unit_temp_file(const char *text)
+{
+	char *path = strdup("/tmp/unit_test.XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
 
 #endif

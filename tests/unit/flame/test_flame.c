@@ -49,34 +49,6 @@ static int load(struct prof_stacks *t, const char *text, struct prof_flame_seq *
 	return r;
 }
 
-/* A temporary file holding text; returns its malloc'ed path. */
-static char *temp_file(const char *text)
-{
-	char *path = strdup("/tmp/test_flame.XXXXXX");
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
-/* The whole content of path (malloc'ed), or NULL. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	struct prof_buf b = PROF_BUF_INIT;
-	char tmp[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		prof_buf_add(&b, tmp, n);
-	fclose(f);
-	return prof_buf_detach(&b, NULL);
-}
-
 /* The folded text of t's stacks, sorted, "stack w0 w1" per line (malloc'ed). */
 static char *dump(const struct prof_stacks *t)
 {
@@ -361,13 +333,13 @@ int main(void)
 		prof_flame_palmap_release(&m);
 	}
 	TEST("reading any profile: folded, profrec TSV, perf script; chart order") {
-		char *folded = temp_file("# unit=bytes\na;b 3\nc 4\n");
-		char *tsv = temp_file("# source=profrec event=cpu-clock unit=ns\n"
+		char *folded = unit_temp_file("# unit=bytes\na;b 3\nc 4\n");
+		char *tsv = unit_temp_file("# source=profrec event=cpu-clock unit=ns\n"
 				      "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n"
 				      "1\t5\t6\tw\t0\tcpu-clock\t10\t1\ta;b\n"
 				      "2\t5\t6\tw\t0\tcpu-clock\t20\t2\ta\n"
 				      "3\t5\t6\tw\t0\tcpu-clock\t10\t1\t\n");
-		char *perf = temp_file("app 123 [000] 1.000000: 1 cycles:\n"
+		char *perf = unit_temp_file("app 123 [000] 1.000000: 1 cycles:\n"
 				       "\t4005d0 leaf (/bin/app)\n\t400600 main (/bin/app)\n\n"
 				       "app 123 [000] 1.100000: 1 cycles:\n"
 				       "\t400600 main (/bin/app)\n\n");
@@ -418,7 +390,7 @@ int main(void)
 		free(perf);
 	}
 	TEST("reading: a missing or unreadable input draws nothing, -2") {
-		char *ok = temp_file("a 1\n");
+		char *ok = unit_temp_file("a 1\n");
 		const char *paths[2] = { ok, "/nonexistent/test_flame" };
 		struct prof_stacks t;
 		struct prof_meta meta = PROF_META_INIT;
@@ -434,9 +406,9 @@ int main(void)
 		free(ok);
 	}
 	TEST("reading --diff: BEFORE and AFTER into columns 0 and 1") {
-		char *before = temp_file("a;b 10\na;c 20\n");
-		char *after = temp_file("a;b 20\nd 5\n");
-		char *two = temp_file("a 1 2\n");
+		char *before = unit_temp_file("a;b 10\na;c 20\n");
+		char *after = unit_temp_file("a;b 20\nd 5\n");
+		char *two = unit_temp_file("a 1 2\n");
 		struct prof_stacks t;
 		struct prof_meta meta = PROF_META_INIT;
 		char *got;
@@ -459,9 +431,10 @@ int main(void)
 		free(two);
 	}
 	TEST("writing: tooltips, geometry, consistent palette and name attributes") {
-		char *pal = temp_file("b->rgb(1,2,3)\n");
-		char *attrs = temp_file("a\thref=https://x/?a&b\tclass=k\n");
+		char *pal = unit_temp_file("b->rgb(1,2,3)\n");
+		char *attrs = unit_temp_file("a\thref=https://x/?a&b\tclass=k\n");
 		char svg[] = "/tmp/test_flame_svg.XXXXXX";
+		size_t read_len;
 		struct prof_stacks t;
 		struct prof_folded_stats st;
 		struct prof_flame_graph g;
@@ -474,7 +447,7 @@ int main(void)
 		CHECK(prof_flame_layout(&g, &t, NULL, 0, &p) == 0);
 		CHECK(prof_flame_write_file(&g, &t, &p, svg, pal, attrs) == 0);
 		CHECK(p.palmap == NULL && p.nameattr == NULL);
-		out = slurp(svg);
+		out = prof_read_file(svg, &read_len);
 		CHECK(out && strncmp(out, "<?xml ", 6) == 0);
 		CHECK(out && strstr(out, "<g><title>all (3 samples, 100%)</title><rect x=\"10\" y=\"69\" "
 				    "width=\"1180\" height=\"15\" fill=\"#d52709\" class=\"dk\"/>"));
@@ -483,7 +456,7 @@ int main(void)
 		CHECK(out && strstr(out, "<a xlink:href=\"https://x/?a&amp;b\" target=\"_top\" "
 				    "class=\"k\"><title>a (3 samples, 100.00%)</title>"));
 		CHECK(out && strlen(out) > 17 && strcmp(out + strlen(out) - 17, "</script>\n</svg>\n") == 0);
-		map = slurp(pal);
+		map = prof_read_file(pal, &read_len);
 		/* sorted by name; the root's name is empty */
 		CHECK(map && strcmp(map, "->rgb(213,39,9)\na->rgb(236,146,35)\nb->rgb(1,2,3)\n") == 0);
 		free(map);

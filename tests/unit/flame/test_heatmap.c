@@ -13,33 +13,8 @@
 #include "core/meta.h"
 #include "flame/flame.h"
 #include "flame/heatmap.h"
+#include "io/input.h"
 #include "../unit.h"
-
-static char *temp_file(const char *text)
-{
-	char *path = strdup("/tmp/test_heatmap.XXXXXX");
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	struct prof_buf b = PROF_BUF_INIT;
-	char tmp[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		prof_buf_add(&b, tmp, n);
-	fclose(f);
-	return prof_buf_detach(&b, NULL);
-}
 
 /* The green component of the fill of cell (s, b) in svg; -1 if none. */
 static int green_of(const char *svg, int s, int b)
@@ -63,7 +38,7 @@ int main(void)
 	prof_verbosity = 0;
 
 	TEST("TSV: bucket from metadata, every cell placed, other events skipped") {
-		char *path = temp_file("# event=cpu-clock unit=ns bucket_ms=250\n" HEADER
+		char *path = unit_temp_file("# event=cpu-clock unit=ns bucket_ms=250\n" HEADER
 				       "0\t0\tcpu-clock\t3\t30\n0\t500\tcpu-clock\t7\t70\n"
 				       "1\t750\tcpu-clock\t1\t10\n1\t0\toffcpu-time\t9\t90\n");
 		struct prof_heatmap hm;
@@ -83,7 +58,7 @@ int main(void)
 	}
 
 	TEST("TSV: bucket from the offsets; the event from the rows") {
-		char *path = temp_file(HEADER "0\t0\tx\t1\t1\n0\t100\tx\t2\t2\n0\t300\tx\t4\t4\n");
+		char *path = unit_temp_file(HEADER "0\t0\tx\t1\t1\n0\t100\tx\t2\t2\n0\t300\tx\t4\t4\n");
 		struct prof_heatmap hm;
 		struct prof_meta meta = PROF_META_INIT;
 
@@ -98,8 +73,8 @@ int main(void)
 	}
 
 	TEST("TSV refused: other input, no rows, malformed rows (the rest kept)") {
-		char *other = temp_file("main;work 5\n"), *empty = temp_file(HEADER);
-		char *bad = temp_file(HEADER "0\t0\tx\t1\t1\n0\t1000\tx\t1\t1\nzz\n");
+		char *other = unit_temp_file("main;work 5\n"), *empty = unit_temp_file(HEADER);
+		char *bad = unit_temp_file(HEADER "0\t0\tx\t1\t1\n0\t1000\tx\t1\t1\nzz\n");
 		struct prof_heatmap hm;
 		struct prof_meta meta = PROF_META_INIT;
 
@@ -122,17 +97,18 @@ int main(void)
 	}
 
 	TEST("drawing: a rect per cell, darker with weight, tooltips, escaped names") {
-		char *in = temp_file("# bucket_ms=500 unit=ns\n" HEADER
+		char *in = unit_temp_file("# bucket_ms=500 unit=ns\n" HEADER
 				     "0\t0\t<e>&\"\t1\t1000000\n0\t500\t<e>&\"\t0\t0\n"
 				     "1\t0\t<e>&\"\t4\t4000000\n1\t500\t<e>&\"\t2\t2000000\n");
 		char *out = strdup("/tmp/test_heatmap_svg.XXXXXX"), *svg;
+		size_t read_len;
 		struct prof_flame_opts fo;
 		int fd = mkstemp(out);
 
 		close(fd);
 		prof_flame_opts_init(&fo);
 		CHECK(prof_flame_heatmap_file(in, &fo, out) == 0);
-		svg = slurp(out);
+		svg = prof_read_file(out, &read_len);
 		CHECK(svg && strstr(svg, "<g id=\"cells\">"));
 		CHECK(svg && strstr(svg, "<title>1.000 s - 1.500 s (second 1, 0-500 ms): "
 				    "4 samples, 4.00 ms</title>"));

@@ -12,33 +12,8 @@
 #include "core/meta.h"
 #include "core/stack.h"
 #include "flame/flame.h"
+#include "io/input.h"
 #include "../unit.h"
-
-static char *temp_file(const char *text)
-{
-	char *path = strdup("/tmp/test_hotcold.XXXXXX");
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	struct prof_buf b = PROF_BUF_INIT;
-	char tmp[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		prof_buf_add(&b, tmp, n);
-	fclose(f);
-	return prof_buf_detach(&b, NULL);
-}
 
 static const struct prof_flame_node *node(const struct prof_flame_graph *g,
 					  const struct prof_stacks *t, const char *name)
@@ -83,8 +58,9 @@ int main(void)
 	prof_verbosity = 0;
 
 	TEST("one recording: cpu-clock in column 0, offcpu-time in column 1, inclusive on-CPU") {
-		char *path = temp_file(recording), *out = strdup("/tmp/test_hotcold_svg.XXXXXX"), *svg;
+		char *path = unit_temp_file(recording), *out = strdup("/tmp/test_hotcold_svg.XXXXXX"), *svg;
 		const char *paths[1] = { path };
+		size_t read_len;
 		struct prof_stacks t;
 		struct prof_meta meta = PROF_META_INIT;
 		struct prof_flame_opts o;
@@ -111,7 +87,7 @@ int main(void)
 		n = node(&g, &t, "all");
 		CHECK(n && n->delta == 4000000);
 		CHECK(prof_flame_write_file(&g, &t, &o, out, NULL, NULL) == 0);
-		svg = slurp(out);
+		svg = prof_read_file(out, &read_len);
 		CHECK(svg && strstr(svg, "<title>sleep (7,000,000 ns, 70.00%; on-CPU 1.00 ms, "
 				    "off-CPU 6.00 ms)</title>"));
 		CHECK(svg && strstr(svg, ">Hot/Cold Flame Graph<"));
@@ -131,9 +107,9 @@ int main(void)
 	}
 
 	TEST("two profiles; refused: different units, a missing event, stdin, three inputs") {
-		char *on = temp_file("# unit=ns\nmain;work 5\n"), *off = temp_file("# unit=ns\nmain;wait 7\n");
-		char *bytes = temp_file("# unit=bytes\nmain;malloc 9\n");
-		char *cpu_only = temp_file("# source=profrec event=cpu-clock unit=ns\n"
+		char *on = unit_temp_file("# unit=ns\nmain;work 5\n"), *off = unit_temp_file("# unit=ns\nmain;wait 7\n");
+		char *bytes = unit_temp_file("# unit=bytes\nmain;malloc 9\n");
+		char *cpu_only = unit_temp_file("# source=profrec event=cpu-clock unit=ns\n"
 					   "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n"
 					   "1\t7\t7\tapp\t0\tcpu-clock\t3\t1\tmain\n");
 		const char *two[2] = { on, off }, *mixed[2] = { on, bytes }, *one[1] = { cpu_only };
