@@ -681,7 +681,11 @@ if [ -x "$BUILD/tests/tools/stripes" ] &&
 	grep -q '	offcpu-time	' "$TMP/rec.tsv" && grep -q '	cpu-clock	' "$TMP/rec.tsv"; then
 	run "$F" --hot-cold --minwidth 0 "$TMP/rec.tsv"
 	cp "$TMP/stdout" "$TMP/rec.svg"
-	sleeper=$(grep -o '<title>[a-z_]*nanosleep ' "$TMP/rec.svg" | head -n 1 | sed 's/<title>//; s/ //')
+	# the sleep's frame: of the *nanosleep frames (libc's, the kernel's),
+	# the one holding the most blocked time
+	sleeper=$(grep -o '<title>[a-z_]*nanosleep [^<]*' "$TMP/rec.svg" |
+		sed -n 's/^<title>\([a-z_]*nanosleep\) .*off-CPU \([0-9.]*\) ms.*/\2 \1/p' |
+		sort -rn | head -n 1 | cut -d' ' -f2)
 	check "--hot-cold of a real recording: work warm, ${sleeper:-nanosleep} cool" 0 "warm cool" \
 		echo "$(warmth "$TMP/rec.svg" work)" "$(warmth "$TMP/rec.svg" "${sleeper:-nanosleep}")"
 	check "--hot-cold of a real recording: per frame = proffold per event" 0 ok \
