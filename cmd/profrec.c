@@ -315,6 +315,12 @@ static int record(struct prof_recorder *r, struct args *a, struct prof_output *o
 	double secs;
 
 	status = prof_recorder_run(r, a->duration, &stop);
+	if (prof_output_broken_pipe(out)) {
+		/* "profrec ... | head": end as a writer does when its reader left. */
+		prof_output_abort(out);
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
 	if (prof_recorder_finish(r, a->no_header ? NULL : meta) != 0)
 		rval = PROF_EXIT_FAIL;
 	secs = (double)(prof_now_ns() - r->start_ns) / 1e9;

@@ -338,7 +338,9 @@ static int read_folded(struct reading *rd, struct prof_chunks *r)
 	src = prof_meta_get(&in, "source");
 	if (src && strcmp(src, "profrec") == 0)
 		rd->kernel_marked = 1;
-	merge_meta(rd, &in);
+	/* An input that could not be read at all (a directory) has no say. */
+	if (!prof_chunks_failed(r) || st.lines || in.count)
+		merge_meta(rd, &in);
 	prof_meta_release(&in);
 	return rval;
 }

@@ -26,6 +26,7 @@ struct prof_output {
 	enum prof_out_mode mode;
 	enum prof_compression comp;
 	int failed;
+	int broken_pipe;	/* the failure was EPIPE: the reader went away */
 	unsigned long long bytes;
 	char *stage;		/* uncompressed data not yet encoded */
 	size_t stage_len;
@@ -71,6 +72,8 @@ static void out_fail(struct prof_output *o, int err)
 		errno = err;
 		prof_warn_errno("%s", o->name);
 	}
+	if (!o->failed && err == EPIPE)
+		o->broken_pipe = 1;
 	o->failed = 1;
 }
 
@@ -452,6 +455,11 @@ int prof_output_flush(struct prof_output *o)
 const char *prof_output_name(const struct prof_output *o)
 {
 	return o->name;
+}
+
+int prof_output_broken_pipe(const struct prof_output *o)
+{
+	return o->broken_pipe;
 }
 
 unsigned long long prof_output_bytes(const struct prof_output *o)

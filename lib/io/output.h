@@ -82,6 +82,12 @@ int prof_output_flush(struct prof_output *o);
 /* The display name ("<stdout>" for stdout). */
 const char *prof_output_name(const struct prof_output *o);
 
+/*
+ * 1 when the output failed because its reader went away (EPIPE: "| head"
+ * read what it wanted): a recorder then stops as if interrupted.
+ */
+int prof_output_broken_pipe(const struct prof_output *o);
+
 /* Bytes written to the file so far (after compression). */
 unsigned long long prof_output_bytes(const struct prof_output *o);
 

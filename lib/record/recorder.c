@@ -322,6 +322,9 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 			prof_output_flush(r->writer.out);
 			last_flush = now;
 		}
+		/* Nobody reads any more ("| head"): stop as perf record does. */
+		if (prof_output_broken_pipe(r->writer.out))
+			break;
 	}
 	prof_perf_disable(&r->perf);
 	prof_perf_drain(&r->perf, 1, prof_recorder_record, r);

@@ -42,6 +42,8 @@
 
 struct prof_meta;
 struct prof_output;
+struct prof_rotate_options;
+struct prof_rotation;
 struct prof_symbolizer;
 struct prof_unwinder;
 
@@ -140,6 +142,8 @@ struct prof_recorder {
 	struct prof_stacks stacks;	/* the stacks of every sample */
 	struct prof_callchain chain;	/* its fp_*_stacks counts too */
 	struct prof_threads threads;	/* the processes and threads met */
+	struct prof_rotation *rot;	/* --rotate: one file per interval (rotate.h), or NULL */
+	uint64_t end_ns;		/* CLOCK_MONOTONIC when the events were disabled */
 	/* private */
 	struct prof_perf perf;		/* perf.layout: prof_recorder_layout(&opt) */
 	struct prof_symbolizer *sym;
@@ -156,8 +160,17 @@ struct prof_recorder {
 void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_options *o,
 			const struct prof_record_target *target, struct prof_output *out);
 
-/* Close the events, free everything (not the output). */
+/* Close the events, free everything (not the output; the rotation). */
 void prof_recorder_release(struct prof_recorder *r);
+
+/*
+ * Write one file per interval instead of to the output given to
+ * prof_recorder_init() (NULL then): a rotation (rotate.h) into o->dir,
+ * which prof_recorder_begin() starts, the records move on at interval
+ * ends and prof_recorder_finish() ends. Returns 0, or -1 when the
+ * directory cannot be used (reported).
+ */
+int prof_recorder_rotate(struct prof_recorder *r, const struct prof_rotate_options *o);
 
 /*
  * Open every event on every CPU for the target: for a command its child
@@ -190,7 +203,9 @@ struct prof_recorder_stop {
 
 /*
  * Record until the command exits, *stop->signal is set, duration seconds
- * passed (0: no limit), or every attached process is gone; the command
+ * passed (0: no limit), every attached process is gone, or the output's
+ * reader went away (prof_output_broken_pipe(): then the command started
+ * gets SIGTERM, as under perf record, and attached ones run on); the command
  * must have been started (prof_child_start()). Then the events are
  * disabled and the rings drained. A command still running gets the stop
  * signal (SIGTERM after -d; SIGTERM or SIGKILL when it ignores that one,
@@ -210,7 +225,9 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 
 /*
  * Finish the output: folded stacks are written now (with meta's line
- * unless meta is NULL). Returns 0 or -1 (write error, reported).
+ * unless meta is NULL); a rotation writes its last interval (meta is
+ * not used: each file has the metadata given to prof_recorder_begin()).
+ * Returns 0 or -1 (write error, reported).
  */
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta);
 
@@ -218,7 +235,8 @@ int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta);
  * The summary on stderr (unless quiet): "prog: DURATION, N samples
  * (EVENT N, ...), N lost, N samples/s, N threads, " then "SIZE (N
  * B/sample) to NAME" when bytes is known, else "output to NAME" (with
- * " failed" when out_failed). Then warnings about what the counts say
+ * " failed" when out_failed); a rotation's bytes and "N files in DIR"
+ * instead of bytes and name. Then warnings about what the counts say
  * went wrong: records lost (a ring overflowed), malformed records, and,
  * unless quiet, user stacks mostly one or two frames deep (code built
  * without frame pointers).

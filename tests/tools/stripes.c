@@ -1,8 +1,12 @@
 /*
- * stripes: 3 s of a program that works 100 ms, then sleeps 100 ms,
- * fifteen times (tests only): the heat map's stripes and the hot/cold
- * graph's warm work and cool sleep. Built with frame pointers.
+ * stripes [ROUNDS [WORK_MS [SLEEP_MS]]]: a program that works WORK_MS,
+ * then sleeps SLEEP_MS, ROUNDS times (default 15 rounds of 100 ms and
+ * 100 ms: 3 s), keeping one 1000-byte block per round (tests only): the
+ * heat map's stripes and the hot/cold graph's warm work and cool sleep,
+ * a busy command for the fault tests, steady allocations for profheap.
+ * Built with frame pointers.
  */
+#include <stdlib.h>
 #include <time.h>
 
 static double now(void)
@@ -23,14 +27,21 @@ __attribute__((noinline)) void work(double until)
 		x++;
 }
 
-int main(void)
+void *volatile kept;
+
+int main(int argc, char **argv)
 {
-	struct timespec nap = { 0, 100000000 };
+	int rounds = argc > 1 ? atoi(argv[1]) : 15;
+	double work_s = (argc > 2 ? atof(argv[2]) : 100) / 1000;
+	double sleep_s = (argc > 3 ? atof(argv[3]) : 100) / 1000;
+	struct timespec nap = { (time_t)sleep_s, (long)((sleep_s - (time_t)sleep_s) * 1e9) };
 	double t0 = now();
 
-	for (int i = 0; i < 15; i++) {
-		work(t0 + i * 0.2 + 0.1);
-		nanosleep(&nap, 0);
+	for (int i = 0; i < rounds; i++) {
+		kept = malloc(1000);
+		work(t0 + i * (work_s + sleep_s) + work_s);
+		if (sleep_s > 0)
+			nanosleep(&nap, 0);
 	}
 	return 0;
 }
