@@ -60,8 +60,8 @@ have_lib = $(call cached,have_lib.$(subst $(space),_,$(strip $(1) $(2))),printf 
 # ---- libraries ----------------------------------------------------------------
 # A library is named by its -l name. PC_NAME is its pkg-config module:
 # compile and link flags come from it when its .pc file is installed, else
-# the library is linked with plain -lNAME (libm, libdl, and libbz2 whose
-# Debian package ships no .pc file).
+# the library is linked with plain -lNAME (libm, libdl, and libiberty and
+# libbz2, whose Debian packages ship no .pc file).
 PC_dw       := libdw
 PC_elf      := libelf
 PC_zstd     := libzstd
@@ -80,21 +80,23 @@ lib_ldlibs = $(foreach l,$(1),$(if $(PC_$(l)),$(call cached,libs.$(l),$(PKG_CONF
 # The libraries each tool links (LIBS_tool): only those whose code it
 # uses. Every tool reads or writes streams through lib/io (zstd, lz4,
 # zlib) and formats numbers with libm; profrec and profheap symbolize
-# (libdw, libelf); dl where lib/ calls dlopen (symbolize: libdebuginfod and
-# libstdc++'s demangler; gpu: NVML). profcompress's optional codec
-# libraries come from lib/codec/codec.mk (EXTRA_LIBS). A tool not listed
-# here links the libraries of all the others.
+# (libdw, libelf); dl where lib/ calls dlopen (symbolize: libdebuginfod;
+# gpu: NVML); iberty (libiberty.a, base/demangle.c) where names are
+# demangled: the symbolizer and the perf script reader of every tool that
+# reads profiles. profcompress's optional codec libraries come from
+# lib/codec/codec.mk (EXTRA_LIBS). A tool not listed here links the
+# libraries of all the others.
 LIBS_io           := zstd lz4 z
-LIBS_proffold     := $(LIBS_io) m
-LIBS_profflame    := $(LIBS_io) m
+LIBS_proffold     := $(LIBS_io) iberty m
+LIBS_profflame    := $(LIBS_io) iberty m
 LIBS_profcompress := $(LIBS_io) m
-LIBS_profcmp      := $(LIBS_io) m
-LIBS_profreport   := $(LIBS_io) m
+LIBS_profcmp      := $(LIBS_io) iberty m
+LIBS_profreport   := $(LIBS_io) iberty m
 LIBS_profgpu      := $(LIBS_io) m dl
-LIBS_profrec      := dw elf $(LIBS_io) m dl
-LIBS_profheap     := dw elf $(LIBS_io) m dl
+LIBS_profrec      := dw elf $(LIBS_io) iberty m dl
+LIBS_profheap     := dw elf $(LIBS_io) iberty m dl
 # profannotate: capstone too, linked by lib/annotate/annotate.mk when installed
-LIBS_profannotate := dw elf $(LIBS_io) m dl
+LIBS_profannotate := dw elf $(LIBS_io) iberty m dl
 tool_libs = $(call lib_ldlibs,$(or $(LIBS_$(1)),$(LIBS_ALL)))
 
 # ---- flags ----------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/demangle.h"
 #include "base/xalloc.h"
 #include "symbolize/internal.h"
 
@@ -18,6 +19,18 @@ const char *prof_sym_str(struct prof_symbolizer *s, const char *p, size_t n)
 const char *prof_sym_cstr(struct prof_symbolizer *s, const char *p)
 {
 	return prof_sym_str(s, p, strlen(p));
+}
+
+const char *prof_sym_demangle(struct prof_symbolizer *s, const char *name)
+{
+	char *d;
+	const char *r;
+
+	if (!s->opt.demangle || !(d = prof_demangle(name, strlen(name))))
+		return prof_sym_cstr(s, name);
+	r = prof_sym_cstr(s, d);
+	free(d);
+	return r;
 }
 
 void prof_sym_frame_push(struct prof_symbolizer *s, const char *name, const char *file,

@@ -25,9 +25,9 @@
  *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
  *                 offset -> vaddr), symbol tables, build-ids, separate
  *                 debug files (build-id, .gnu_debuglink, debuginfod)
- *   demangle.c    Rust and C++ demangling
  *   addr_cache.c  the frames of resolved addresses: the pool, the cache
- *                 (object, address) -> frames, interned strings
+ *                 (object, address) -> frames, interned strings,
+ *                 demangled names (base/demangle.h)
  *   symtab.c      the one bisection, sorted symbol tables
  */
 #include <stddef.h>
@@ -98,9 +98,6 @@ struct cache_ent {
 	uint32_t first, n;
 };
 
-/* libstdc++'s __cxa_demangle. */
-typedef char *prof_cxa_demangle_fn(const char *name, char *buf, size_t *len, int *status);
-
 struct prof_symbolizer {
 	struct prof_sym_options opt;
 	struct prof_intern strs;	/* names, files, paths */
@@ -119,9 +116,6 @@ struct prof_symbolizer {
 	const unsigned char *kmap;
 	size_t kmap_len, kmap_n;
 	uint64_t named[PROF_NAMED_N];	/* all the weight accounted (naming.c) */
-	/* C++ demangler, looked up on first use (demangle.c) */
-	int dem_tried;
-	prof_cxa_demangle_fn *cxa_demangle;
 	/* debuginfod (opt-in, elf.c) */
 	int dbgd_tried;
 	void *dbgd_client;
@@ -177,6 +171,12 @@ const struct sym *prof_sym_find(const struct sym *syms, size_t n, uint64_t addr)
 /* The interned copy of p[0..n) (or of the C string p), valid until prof_symbolizer_free(). */
 const char *prof_sym_str(struct prof_symbolizer *s, const char *p, size_t n);
 const char *prof_sym_cstr(struct prof_symbolizer *s, const char *p);
+
+/*
+ * The demangled (Rust, C++: base/demangle.h) and interned name, or name
+ * itself interned (opts.demangle off, not mangled, malformed).
+ */
+const char *prof_sym_demangle(struct prof_symbolizer *s, const char *name);
 
 /* Append a frame to the pool (strings already interned). */
 void prof_sym_frame_push(struct prof_symbolizer *s, const char *name, const char *file,
@@ -320,10 +320,5 @@ void prof_sym_kcache_store(const struct prof_symbolizer *s);
 
 /* The name of the symbol of the mapped kallsyms cache holding addr, or NULL. */
 const char *prof_sym_kcache_find(const struct prof_symbolizer *s, uint64_t addr);
-
-/* ---- demangle.c ---- */
-
-/* The demangled (Rust, C++) and interned name, or name itself interned (opts.demangle off, not mangled). */
-const char *prof_sym_demangle(struct prof_symbolizer *s, const char *name);
 
 #endif

@@ -28,9 +28,9 @@
  * the function symbols, as Fedora and RHEL ship) gets those symbols,
  * when liblzma was built in.
  *
- * C++ (Itanium ABI) names are demangled through libstdc++'s __cxa_demangle,
- * looked up with dlopen("libstdc++.so.6") at run time (a C program cannot
- * link it portably); without libstdc++ names stay mangled.
+ * Rust (legacy and v0) and C++ (Itanium ABI) names are demangled by
+ * base/demangle.h (libiberty, as perf prints them; Rust without the hash
+ * segment), unless opts.demangle is 0.
  *
  * Functions of stripped code (flag PROF_FRAME_FDE): an address of an ELF
  * file that no symbol covers (no .symtab, .dynsym, MiniDebugInfo or debug
@@ -62,8 +62,8 @@
  * symbolize.c (this entry point), addrspace.c (mappings), elf.c (ELF
  * objects, symbol tables, debug files), dwarf.c (inlines, file:line),
  * kernel.c (kallsyms), jitmap.c (perf maps), disk_cache.c (the
- * persistent caches), demangle.c (Rust, C++), addr_cache.c (resolved
- * frames in memory), symtab.c (sorted tables, the bisection);
+ * persistent caches), addr_cache.c (resolved frames in memory,
+ * demangled names), symtab.c (sorted tables, the bisection);
  * dwarf_unwind.h, apart, unwinds copied user stacks.
  *
  * Ownership: every string returned (frame names, file names, map paths)
@@ -80,7 +80,7 @@ struct prof_addrspace;
 struct prof_sym_options {
 	int inlines;		/* report inlined frames (DWARF); default 1 */
 	int lines;		/* fill prof_frame.file/line; default 0 */
-	int demangle;		/* demangle C++ names; default 1 */
+	int demangle;		/* demangle Rust and C++ names; default 1 */
 	int debuginfod;		/* allow debuginfod lookups; default 0 */
 	int cache;		/* persistent per-build-id cache (below); default 1 */
 };

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "symbolize/demangle.h"
 #include "symbolize/symbolize.h"
 #include "../unit.h"
 
@@ -119,68 +118,6 @@ int main(void)
 		unlink(path);
 		CHECK(prof_addrspace_load_maps(a2, "/nonexistent/maps") == -1);
 		prof_addrspace_free(a2);
-	}
-	/* Rust names, as rustc 1.95 emits them (legacy for the program's own
-	 * crate, v0 for std), against c++filt's output without the crate
-	 * disambiguators. */
-	TEST("Rust legacy names demangled") {
-		static const char *const tab[][2] = {
-			{ "_ZN36_$LT$rs..Sq$u20$as$u20$rs..Shape$GT$4area17h20c9075c226da2a0E",
-			  "<rs::Sq as rs::Shape>::area" },
-			{ "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17hb6e30565f2a810ddE",
-			  "std::rt::lang_start::{{closure}}" },
-			{ "_ZN4main4main17h6af98f44df74ee35E", "main::main" },
-			{ "_ZN4core3ptr45drop_in_place$LT$$RF$mut$u20$$u5b$u8$u5d$$GT$17h0123456789abcdefE.llvm.42",
-			  "core::ptr::drop_in_place<&mut [u8]>" },
-		};
-		char out[512];
-
-		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-			CHECK(prof_demangle_rust(tab[i][0], out, sizeof(out)) == 1);
-			CHECK_STR(out, tab[i][1]);
-		}
-	}
-	TEST("Rust v0 names demangled") {
-		static const char *const tab[][2] = {
-			{ "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal", "std::rt::lang_start_internal" },
-			{ "_RINvMs0_NtNtNtCsjrHSEGnQ3l9_3std12backtrace_rs9symbolize5gimliNtB6_5Cache11with_globalNCNvB6_7resolves_0EBc_",
-			  "<std::backtrace_rs::symbolize::gimli::Cache>::with_global::<std::backtrace_rs::symbolize::gimli::resolve::{closure#1}>" },
-			{ "_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeINtNtCslNYArtu3iFV_5alloc5boxed3BoxDG0_INtNtNtB4_3ops8function2FnTRL1_INtNtCsjrHSEGnQ3l9_3std5panic13PanicHookInfoL0_EEEp6OutputuNtNtB4_6marker4SyncNtB2N_4SendEL_EEB1T_",
-			  "core::ptr::drop_in_place::<alloc::boxed::Box<dyn core::ops::function::Fn<(&'_ std::panic::PanicHookInfo<'_>,), Output = ()> + core::marker::Sync + core::marker::Send>>" },
-			{ "_RNvYNvNtNtNtCsjrHSEGnQ3l9_3std3sys2fs4unix12canonicalizeINtNtNtCsgEmfK2I1SDS_4core3ops8function2FnTRNtNtNtBZ_3ffi5c_str4CStrEE4callBa_",
-			  "<std::sys::fs::unix::canonicalize as core::ops::function::Fn<(&core::ffi::c_str::CStr,)>>::call" },
-			{ "_RINvNtCsgEmfK2I1SDS_4core6escape14escape_unicodeKja_ECsgY6Mt91CT9J_14rustc_demangle",
-			  "core::escape::escape_unicode::<10>" },
-		};
-		char out[1024];
-
-		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-			CHECK(prof_demangle_rust(tab[i][0], out, sizeof(out)) == 1);
-			CHECK_STR(out, tab[i][1]);
-		}
-	}
-	TEST("not Rust, or malformed: refused") {
-		char out[64], deep[4096];
-
-		CHECK(prof_demangle_rust("_ZN3foo3barEv", out, sizeof(out)) == 0);	/* C++ */
-		CHECK(prof_demangle_rust("_ZN17h0123456789abcdefE", out, sizeof(out)) == 0);	/* no path */
-		CHECK(prof_demangle_rust("_ZN3foo3ba", out, sizeof(out)) == 0);
-		CHECK(prof_demangle_rust("main", out, sizeof(out)) == 0);
-		CHECK(prof_demangle_rust("_RNvC3foo", out, sizeof(out)) == 0);		/* truncated */
-		CHECK(prof_demangle_rust("_RNvC3foo3barX", out, sizeof(out)) == 0);	/* trailing junk */
-		CHECK(prof_demangle_rust("_RB_", out, sizeof(out)) == 0);		/* self backref */
-		CHECK(prof_demangle_rust("_RNvB5_3foo", out, sizeof(out)) == 0);	/* forward backref */
-		CHECK(prof_demangle_rust("_RNvC3foo99999999bar", out, sizeof(out)) == 0);
-		CHECK(prof_demangle_rust("_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal", out, 8) == 0);
-		/* nesting far beyond any real name: refused, no stack overflow */
-		memcpy(deep, "_RINvC1f1gE", 10);
-		memset(deep + 10, 'S', sizeof(deep) - 12);
-		deep[sizeof(deep) - 2] = 'u';
-		deep[sizeof(deep) - 1] = 0;
-		CHECK(prof_demangle_rust(deep, out, sizeof(out)) == 0);
-		CHECK(prof_demangle_rust("_RNvCs1234_4main4main", out, 0) == 0);
-		CHECK(prof_demangle_rust("_RNvCs1234_4main4main", out, sizeof(out)) == 1);
-		CHECK_STR(out, "main::main");
 	}
 	prof_addrspace_free(as);
 	prof_symbolizer_free(s);

@@ -1,0 +1,27 @@
+/*
+ * Demangling through libiberty (demangle.h says why libiberty).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <libiberty/demangle.h>
+
+#include "base/demangle.h"
+
+char *prof_demangle(const char *name, size_t len)
+{
+	char stack[512], *copy = stack, *out;
+
+	if (!prof_demangle_candidate(name, len))
+		return NULL;
+	/* libiberty wants a C string; a name is rarely longer than this */
+	if (len >= sizeof(stack) && !(copy = malloc(len + 1)))
+		return NULL;
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	out = rust_demangle(copy, DMGL_PARAMS | DMGL_ANSI);
+	if (!out && copy[1] == 'Z')
+		out = cplus_demangle_v3(copy, DMGL_PARAMS | DMGL_ANSI);
+	if (copy != stack)
+		free(copy);
+	return out;
+}
