@@ -182,8 +182,8 @@ $(BINDIR)/%: $(BUILD)/cmd/%.o $(LIBCOMMON) $(LINK_STAMP)
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBCOMMON)
 	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(TEST_LIBS) $(EXTRA_LIBS) -o $@
 
-# The busy/sleep test program keeps its frames and its work function.
-$(BUILD)/tests/tools/stripes.o: EXTRA_CFLAGS += -O1 -fno-omit-frame-pointer
+# The busy/sleep and load test programs keep their frames and functions.
+$(BUILD)/tests/tools/stripes.o $(BUILD)/tests/tools/loadgen.o: EXTRA_CFLAGS += -O1 -fno-omit-frame-pointer
 
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBCOMMON)
 	$(CC) $(ALL_LDFLAGS) $< $(LIBCOMMON) $(TEST_LIBS) $(EXTRA_LIBS) -o $@
