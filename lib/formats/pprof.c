@@ -1,0 +1,266 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "base/buf.h"
+#include "base/units.h"
+#include "base/xalloc.h"
+#include "core/intern.h"
+#include "formats/pprof.h"
+#include "formats/protobuf.h"
+#include "io/output.h"
+
+/* profile.proto's field numbers (Profile, ValueType, Sample, Location, Line, Function). */
+enum {
+	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
+	P_STRING_TABLE = 6, P_DROP_FRAMES = 7, P_KEEP_FRAMES = 8, P_TIME_NANOS = 9,
+	P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
+	P_DEFAULT_SAMPLE_TYPE = 14, P_DOC_URL = 15,
+	VT_TYPE = 1, VT_UNIT = 2,
+	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
+	M_ID = 1, M_FILENAME = 5,
+	L_ID = 1, L_MAPPING_ID = 2, L_ADDRESS = 3, L_LINE = 4,
+	LN_FUNCTION_ID = 1,
+	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
+};
+
+/* ---- describing a table from its metadata ------------------------------------- */
+
+static void add_type(struct prof_pprof_profile *p, const char *type, const char *unit, size_t col)
+{
+	if (p->ntypes < PROF_PPROF_MAX_TYPES) {
+		p->types[p->ntypes].type = type;
+		p->types[p->ntypes].unit = unit;
+		p->types[p->ntypes].column = col;
+		p->ntypes++;
+	}
+}
+
+/* "2026-11-25T21:40:51Z" -> nanoseconds since the epoch, or 0. */
+static int64_t parse_start_time(const char *s)
+{
+	struct tm tm;
+	const char *end;
+
+	if (!s)
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!end || *end)
+		return 0;
+	return (int64_t)timegm(&tm) * 1000000000;
+}
+
+/* The value's type name for metadata unit and event (see pprof.h). */
+static void value_type(const struct prof_meta *meta, const char **type, const char **unit)
+{
+	static _Thread_local char name[64];
+	const char *u = prof_meta_get(meta, "unit"), *ev = prof_meta_get(meta, "event");
+	const char *report = prof_meta_get(meta, "report");
+
+	*unit = "count";
+	if (u && strcmp(u, "ns") == 0) {
+		*type = ev && strcmp(ev, "offcpu-time") == 0 ? "off_cpu" : "cpu";
+		*unit = "nanoseconds";
+	} else if (!u || strcmp(u, "samples") == 0) {
+		*type = "samples";
+	} else if (strcmp(u, "bytes") == 0) {
+		snprintf(name, sizeof(name), "%s%sspace", report ? report : "", report ? "_" : "");
+		*type = name;
+		*unit = "bytes";
+	} else if (strcmp(u, "allocations") == 0) {
+		snprintf(name, sizeof(name), "%s_objects",
+			 !report || strcmp(report, "count") == 0 ? "alloc" : report);
+		*type = name;
+	} else {
+		*type = ev && *ev && !strchr(ev, ',') ? ev : u;
+	}
+}
+
+void prof_pprof_describe(struct prof_pprof_profile *p, const struct prof_stacks *t,
+			 const struct prof_meta *meta, size_t column, long samples_column)
+{
+	const char *type, *unit, *s;
+	uint64_t v;
+
+	memset(p, 0, sizeof(*p));
+	p->t = t;
+	p->default_type = -1;
+	value_type(meta, &type, &unit);
+	if (samples_column >= 0 && strcmp(type, "samples") != 0) {
+		add_type(p, "samples", "count", (size_t)samples_column);
+		p->default_type = 1;
+	}
+	add_type(p, type, unit, column);
+	p->period_type = type;
+	p->period_unit = unit;
+	if ((s = prof_meta_get(meta, "period")) && !prof_parse_u64(s, &v) && v <= INT64_MAX)
+		p->period = (int64_t)v;
+	else if ((s = prof_meta_get(meta, "freq")) && !prof_parse_u64(s, &v) && v &&
+		 strcmp(unit, "nanoseconds") == 0)
+		p->period = (int64_t)(1000000000 / v);
+	p->time_nanos = parse_start_time(prof_meta_get(meta, "start_time"));
+}
+
+void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns)
+{
+	struct prof_pprof_counter *c = ctx;
+
+	(void)w;
+	prof_weight_add(&prof_stacks_weights(c->t, id)[c->column], 1);
+	c->samples++;
+	if (time_ns > c->last_ns)
+		c->last_ns = time_ns;
+}
+
+int prof_pprof_name(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	return n > 6 && strcmp(path + n - 6, ".pb.gz") == 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+/* A weight as pprof's int64 value: rounded, at most 2^63-1. */
+static int64_t pprof_value(prof_weight w)
+{
+	if (!(w > 0))
+		return 0;
+	if (w >= 9223372036854775807.0L)
+		return INT64_MAX;
+	return (int64_t)llroundl(w);
+}
+
+/* What one write builds: the strings, the function id of each frame. */
+struct writer {
+	const struct prof_pprof_profile *p;
+	struct prof_intern strings;	/* string table: index = id */
+	uint32_t *fn_of_frame;		/* frame id -> function id, 0: unused yet */
+	uint32_t *frame_of_fn;		/* function id - 1 -> frame id */
+	size_t nfns;
+	struct prof_buf msg, sub;
+};
+
+static uint64_t str_id(struct writer *w, const char *s)
+{
+	return prof_intern(&w->strings, s, strlen(s));
+}
+
+/* The function (and location: the same id) of frame f, made when new. */
+static uint64_t function_of(struct writer *w, uint32_t f)
+{
+	if (!w->fn_of_frame[f]) {
+		w->frame_of_fn[w->nfns++] = f;
+		w->fn_of_frame[f] = (uint32_t)w->nfns;
+	}
+	return w->fn_of_frame[f];
+}
+
+static void put_value_type(struct writer *w, uint32_t field, const char *type, const char *unit)
+{
+	prof_buf_reset(&w->sub);
+	prof_pb_put_int(&w->sub, VT_TYPE, (int64_t)str_id(w, type));
+	prof_pb_put_int(&w->sub, VT_UNIT, (int64_t)str_id(w, unit));
+	prof_pb_put_bytes(&w->msg, field, w->sub.data, w->sub.len);
+}
+
+/* Sample messages of every stack with a value, into w->msg. */
+static void put_samples(struct writer *w)
+{
+	const struct prof_pprof_profile *p = w->p;
+	uint64_t *locs = NULL, values[PROF_PPROF_MAX_TYPES];
+	size_t n, i, k, depth, cap = 0;
+	uint32_t *ids = prof_stacks_sorted(p->t, &n);
+
+	for (i = 0; i < n; i++) {
+		const uint32_t *frames = prof_stacks_frames(p->t, ids[i], &depth);
+		const prof_weight *wt = prof_stacks_weights(p->t, ids[i]);
+		int any = 0;
+
+		for (k = 0; k < p->ntypes; k++) {
+			values[k] = (uint64_t)pprof_value(wt[p->types[k].column]);
+			any |= values[k] != 0;
+		}
+		if (!any)
+			continue;
+		PROF_GROW(locs, depth, cap);
+		for (k = 0; k < depth; k++)	/* leaf first */
+			locs[k] = function_of(w, frames[depth - 1 - k]);
+		prof_buf_reset(&w->sub);
+		prof_pb_put_packed(&w->sub, S_LOCATION_ID, locs, depth);
+		prof_pb_put_packed(&w->sub, S_VALUE, values, p->ntypes);
+		prof_pb_put_bytes(&w->msg, P_SAMPLE, w->sub.data, w->sub.len);
+	}
+	free(locs);
+	free(ids);
+}
+
+/* One Location and one Function per frame used: ids 1..nfns. */
+static void put_functions(struct writer *w)
+{
+	struct prof_buf line = PROF_BUF_INIT;
+	size_t i, len;
+
+	for (i = 0; i < w->nfns; i++) {
+		uint64_t id = i + 1;
+		const char *name = prof_stacks_frame_name(w->p->t, w->frame_of_fn[i], &len);
+		uint64_t s = prof_intern(&w->strings, name, len);
+
+		prof_buf_reset(&line);
+		prof_pb_put_uint(&line, LN_FUNCTION_ID, id);
+		prof_buf_reset(&w->sub);
+		prof_pb_put_uint(&w->sub, L_ID, id);
+		prof_pb_put_bytes(&w->sub, L_LINE, line.data, line.len);
+		prof_pb_put_bytes(&w->msg, P_LOCATION, w->sub.data, w->sub.len);
+		prof_buf_reset(&w->sub);
+		prof_pb_put_uint(&w->sub, F_ID, id);
+		prof_pb_put_int(&w->sub, F_NAME, (int64_t)s);
+		prof_pb_put_int(&w->sub, F_SYSTEM_NAME, (int64_t)s);
+		prof_pb_put_bytes(&w->msg, P_FUNCTION, w->sub.data, w->sub.len);
+	}
+	prof_buf_release(&line);
+}
+
+int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out)
+{
+	size_t nframes = prof_intern_count(&p->t->frames), i, len;
+	struct writer w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	w.p = p;
+	prof_intern_init(&w.strings);
+	str_id(&w, "");		/* string 0 is always "" */
+	w.fn_of_frame = xcalloc(nframes + 1, sizeof(*w.fn_of_frame));
+	w.frame_of_fn = xcalloc(nframes + 1, sizeof(*w.frame_of_fn));
+	for (i = 0; i < p->ntypes; i++)
+		put_value_type(&w, P_SAMPLE_TYPE, p->types[i].type, p->types[i].unit);
+	put_samples(&w);
+	put_functions(&w);
+	if (p->time_nanos)
+		prof_pb_put_int(&w.msg, P_TIME_NANOS, p->time_nanos);
+	if (p->duration_nanos)
+		prof_pb_put_int(&w.msg, P_DURATION_NANOS, p->duration_nanos);
+	if (p->period_type)
+		put_value_type(&w, P_PERIOD_TYPE, p->period_type, p->period_unit);
+	if (p->period)
+		prof_pb_put_int(&w.msg, P_PERIOD, p->period);
+	if (p->default_type >= 0 && (size_t)p->default_type < p->ntypes)
+		prof_pb_put_int(&w.msg, P_DEFAULT_SAMPLE_TYPE,
+				(int64_t)str_id(&w, p->types[p->default_type].type));
+	/* last: every string is interned by now */
+	for (i = 0; i < prof_intern_count(&w.strings); i++) {
+		const char *s = prof_intern_str(&w.strings, (uint32_t)i, &len);
+
+		prof_pb_put_bytes(&w.msg, P_STRING_TABLE, s, len);
+	}
+	rc = prof_output_write(out, w.msg.data, w.msg.len);
+	prof_intern_release(&w.strings);
+	free(w.fn_of_frame);
+	free(w.frame_of_fn);
+	prof_buf_release(&w.msg);
+	prof_buf_release(&w.sub);
+	return rc < 0 ? -1 : 0;
+}

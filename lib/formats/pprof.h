@@ -1,0 +1,140 @@
+#ifndef PROF_PPROF_H
+#define PROF_PPROF_H
+/*
+ * pprof's profile.proto (github.com/google/pprof, proto/profile.proto):
+ * a stack table written as a Profile message, and Profile messages
+ * folded into a stack table. The wire format is formats/protobuf.h; the
+ * gzip around it is io/output.h's and io/input.h's (pprof files are
+ * gzip-compressed protobuf; raw protobuf is read too).
+ *
+ * Writing. Each frame name of the table becomes one Function (name =
+ * system_name = the frame as folded, annotations such as "_[k]" kept, so
+ * a round trip gives the same folded stacks) and one Location with one
+ * Line; a stack becomes one Sample whose location_ids run leaf first, as
+ * pprof wants, and whose values are the table's columns named by the
+ * sample types. Functions, locations and strings are deduplicated (one
+ * per frame name). Weights are rounded to integers (int64); a weight
+ * above 2^63-1 is kept at 2^63-1. Stacks whose written values are all
+ * zero are left out.
+ *
+ * Reading. Every Sample becomes a stack, root first: its locations from
+ * the last (the root) to the first (the leaf), and within a location its
+ * Lines from the last (the caller) to the first (the inlined callee). A
+ * frame is its function's name (system_name when name is empty,
+ * "[unknown]" when both are); a location without lines is its address,
+ * "0x1f2e". One sample type is folded: the one named (its type, or the
+ * proftools event it was made from: cpu-clock and task-clock for "cpu",
+ * offcpu-time for "off_cpu"), else the profile's default_sample_type,
+ * else, as pprof itself does, the last one. Negative values (pprof diff
+ * profiles) are left out and counted.
+ *
+ * Errors name the byte offset, counted in the decompressed protobuf:
+ * "prog: file: byte 1234: truncated varint". A profile with a structural
+ * error (a truncated field, an undefined function or location id, a
+ * string index out of range) adds nothing.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "core/meta.h"
+#include "core/stack.h"
+
+struct prof_output;
+
+#define PROF_PPROF_MAX_TYPES 4
+
+/* One sample type: its name and unit, and the table column holding it. */
+struct prof_pprof_type {
+	const char *type;	/* "cpu", "samples", "alloc_space" */
+	const char *unit;	/* "nanoseconds", "count", "bytes" */
+	size_t column;
+};
+
+/* What prof_pprof_write() writes. Strings are borrowed. */
+struct prof_pprof_profile {
+	const struct prof_stacks *t;
+	struct prof_pprof_type types[PROF_PPROF_MAX_TYPES];
+	size_t ntypes;
+	int default_type;		/* index into types, or -1: none */
+	const char *period_type;	/* NULL: no period_type */
+	const char *period_unit;
+	int64_t period;
+	int64_t time_nanos;		/* 0: not known */
+	int64_t duration_nanos;		/* 0: not known */
+};
+
+/*
+ * Describe t for writing from a profile's metadata (meta.h keys unit,
+ * event, period, freq, start_time, report):
+ *  - unit ns: "cpu" nanoseconds, or "off_cpu" for event offcpu-time;
+ *  - unit samples: "samples" count;
+ *  - unit bytes: "REPORT_space" bytes ("space" without report);
+ *    unit allocations: "alloc_objects" (report count) or
+ *    "REPORT_objects" count;
+ *  - another unit (a hardware event's "cycles", "events"): the event's
+ *    name (else the unit) in unit "count".
+ * The value is column; when samples_column >= 0 and the unit is not
+ * samples, ("samples", count) in that column comes first and the value
+ * is the default type, as in Go's CPU profiles. period_type is the
+ * value's type, period the metadata's period (1e9/freq nanoseconds for
+ * a cpu-clock profile recorded at a frequency); time_nanos is
+ * start_time (UTC "YYYY-MM-DDTHH:MM:SSZ"). duration_nanos is left 0.
+ */
+void prof_pprof_describe(struct prof_pprof_profile *p, const struct prof_stacks *t,
+			 const struct prof_meta *meta, size_t column, long samples_column);
+
+/*
+ * Write p as a Profile message (uncompressed protobuf: open out with
+ * PROF_COMP_GZIP for a .pb.gz). Does not close out. Returns 0, or -1 on
+ * a write error (reported by out).
+ */
+int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out);
+
+/*
+ * Counting samples while a profile is read (profile.h's on_sample, ctx a
+ * struct prof_pprof_counter): adds 1 to column of t for each sample's
+ * stack, counts them, keeps the latest sample time (what duration_nanos
+ * can be).
+ */
+struct prof_pprof_counter {
+	struct prof_stacks *t;
+	size_t column;
+	int64_t last_ns;
+	unsigned long samples;
+};
+void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
+
+/* Whether path names a pprof file ("*.pb.gz"); path may be NULL. */
+int prof_pprof_name(const char *path);
+
+/*
+ * Nonzero if buf[0..len) (the decompressed start of an input; complete:
+ * the whole input) parses as a Profile message: every top-level field a
+ * profile.proto field of its wire type (a field cut by the end of an
+ * incomplete window allowed), and binary (a control byte other than tab,
+ * newline and carriage return), so that no text input is taken for one.
+ */
+int prof_pprof_detect(const char *buf, size_t len, int complete);
+
+/* How to fold a profile. */
+struct prof_pprof_read_opts {
+	const char *type;	/* sample type or event to fold; NULL or "": default */
+	int counts;		/* fold the "samples" type if there is one, else 1 per sample */
+	/* called for every sample added, as profile.h's on_stack */
+	void (*on_stack)(void *ctx, uint32_t id, const prof_weight *w, int nw);
+	void *on_stack_ctx;
+};
+
+/*
+ * Fold the Profile message data[0..len) (name: the input's, for
+ * messages) into column 0 of t; meta receives source=pprof, event (the
+ * sample type folded), unit (ns for nanoseconds, samples for a
+ * "samples" count, allocations for an "*_objects" count, the type's name
+ * for another count, else the pprof unit) and start_time when the
+ * profile has time_nanos. Returns 0, or -1 after reporting (see above);
+ * samples with negative values are reported once and skipped (-1 too).
+ */
+int prof_pprof_read(const void *data, size_t len, const char *name,
+		    const struct prof_pprof_read_opts *opts, struct prof_stacks *t,
+		    struct prof_meta *meta);
+
+#endif
