@@ -170,7 +170,7 @@ int prof_flame_nameattr_load(struct prof_flame_nameattr *a, const char *path)
 		if (len && add_line(a, line, len, path, prof_lines_lineno(lr)))
 			rval = -1;
 	}
-	if (prof_lines_failed(lr))
+	if (prof_lines_failed(lr) || prof_lines_too_long(lr))
 		rval = -1;
 	prof_lines_close(lr);
 	return rval;

@@ -76,7 +76,7 @@ int prof_flame_palmap_load(struct prof_flame_palmap *m, const char *path)
 		}
 		prof_flame_palmap_set(m, line, (size_t)(arrow - line), c);
 	}
-	if (prof_lines_failed(lr))
+	if (prof_lines_failed(lr) || prof_lines_too_long(lr))
 		rval = -1;
 	prof_lines_close(lr);
 	return rval;

@@ -250,7 +250,7 @@ int prof_folded_reader_run(struct prof_folded_reader *fr, struct prof_lines *lr)
 	while ((line = prof_lines_next(lr, &len)) != NULL)
 		prof_folded_reader_line(fr, line, len, prof_lines_lineno(lr));
 	r = prof_folded_reader_finish(fr);
-	return r || prof_lines_failed(lr) ? -1 : 0;
+	return r || prof_lines_failed(lr) || prof_lines_too_long(lr) ? -1 : 0;
 }
 
 int prof_folded_reader_run_chunks(struct prof_folded_reader *fr, struct prof_chunks *r)
@@ -269,7 +269,7 @@ int prof_folded_reader_run_chunks(struct prof_folded_reader *fr, struct prof_chu
 		prof_chunks_recycle(r, block);
 	}
 	rv = prof_folded_reader_finish(fr);
-	return rv || prof_chunks_failed(r) ? -1 : 0;
+	return rv || prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : 0;
 }
 
 int prof_folded_read(struct prof_lines *lr, struct prof_stacks *t,

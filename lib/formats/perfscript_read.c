@@ -100,7 +100,7 @@ static int read_serial(struct prof_chunks *r, struct prof_stacks *t,
 		prof_perfscript_parse(ps, ctx, "", 0, line0, 1);
 	prof_perfscript_stats_merge(stats, prof_perfscript_stats(ps));
 	prof_perfscript_free(ps);
-	return prof_chunks_failed(r) ? -1 : 0;
+	return prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : 0;
 }
 
 int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
@@ -173,5 +173,5 @@ int prof_perfscript_read(struct prof_chunks *r, struct prof_stacks *t,
 	free(pl.block_lines);
 	free(ws);
 	pthread_mutex_destroy(&pl.lock);
-	return prof_chunks_failed(r) ? -1 : 0;
+	return prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : 0;
 }

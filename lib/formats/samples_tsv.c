@@ -346,7 +346,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 	free(rd.defs.pool);
 	free(rd.frames);
 	prof_buf_release(&rd.root);
-	return rd.malformed || prof_chunks_failed(r) ? -1 : 0;
+	return rd.malformed || prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : 0;
 }
 
 void prof_samples_stats_release(struct prof_samples_stats *st)

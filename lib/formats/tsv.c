@@ -194,6 +194,7 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 	}
 	if (prof_lines_failed(lr))
 		problems++;
+	problems += prof_lines_too_long(lr);
 	if (problems > MAX_REPORTED)
 		prof_input_warn(name, 0, "%lu problems in all", problems);
 	free(fields);

@@ -70,6 +70,7 @@ unsigned long prof_heap_supp_load(struct prof_heap_supp *s, const char *path)
 	}
 	if (prof_lines_failed(lr))
 		bad++;
+	bad += prof_lines_too_long(lr);
 	prof_lines_close(lr);
 	return bad;
 }

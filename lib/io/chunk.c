@@ -18,6 +18,8 @@ struct block_head {
 struct prof_chunks {
 	struct prof_input *in;
 	size_t target;
+	size_t max;		/* prof_max_line() when opened */
+	unsigned long lines, too_long;	/* newlines handed over; lines dropped */
 	char *carry;		/* bytes read past the last boundary */
 	size_t carry_len, carry_cap;
 	int eof;
@@ -31,6 +33,7 @@ struct prof_chunks *prof_chunks_open(struct prof_input *in, size_t target)
 
 	r->in = in;
 	r->target = target < 4096 ? 4096 : target;
+	r->max = prof_max_line();
 	pthread_mutex_init(&r->lock, NULL);
 	return r;
 }
@@ -137,10 +140,81 @@ static size_t drop_cut_line(struct prof_chunks *r, const char *p, size_t n)
 	return nl ? (size_t)(nl - p) + 1 : 0;
 }
 
+static size_t count_newlines(const char *p, size_t n)
+{
+	const char *end = p + n, *nl;
+	size_t c = 0;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		c++;
+		p = nl + 1;
+	}
+	return c;
+}
+
+static void too_long(struct prof_chunks *r, unsigned long lineno)
+{
+	r->too_long++;
+	prof_input_warn(prof_input_name(r->in), lineno,
+			"line longer than %zu bytes (PROFTOOLS_MAX_LINE raises the cap)", r->max);
+}
+
+/*
+ * The block p[0..n) is handed over: count its lines (for the numbers in
+ * messages) and empty each one over the cap, keeping its newline so that
+ * parsers number the lines after it right. Returns the new length.
+ */
+static size_t check_lines(struct prof_chunks *r, char *p, size_t n)
+{
+	size_t start = 0;
+
+	while (start < n) {
+		char *nl = memchr(p + start, '\n', n - start);
+		size_t end = nl ? (size_t)(nl - p) : n;
+
+		if (end - start > r->max) {
+			too_long(r, r->lines + 1);
+			memmove(p + start, p + end, n - end);
+			n -= end - start;
+			end = start;
+		}
+		if (!nl)
+			break;
+		r->lines++;
+		start = end + 1;
+	}
+	return n;
+}
+
+/*
+ * The line p[line..n), no newline yet, is over the cap: report it, read
+ * on to its newline holding none of its bytes, and leave that newline at
+ * p[line] (the line becomes empty) with what followed it. Returns the
+ * new length: line when the input ended first.
+ */
+static size_t skip_long_line(struct prof_chunks *r, char *p, size_t line, size_t n,
+			     size_t cap)
+{
+	char *nl;
+
+	too_long(r, r->lines + count_newlines(p, line) + 1);
+	for (;;) {
+		nl = memchr(p + line, '\n', n - line);
+		if (nl) {
+			memmove(p + line, nl, (size_t)(p + n - nl));
+			return line + (size_t)(p + n - nl);
+		}
+		n = line;
+		if (r->eof)
+			return n;
+		fill(r, p, &n, cap, cap);
+	}
+}
+
 char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, size_t *len,
 		       int *last)
 {
-	size_t cap = r->target + r->target / 2, n, b, scanned = 0;
+	size_t cap = r->target + r->target / 2, n, b, scanned = 0, line = 0;
 	char *p;
 
 	if (r->eof && r->carry_len == 0)
@@ -154,17 +228,31 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, siz
 	n = r->carry_len;
 	r->carry_len = 0;
 	for (;;) {
+		const char *nl;
+
 		fill(r, p, &n, cap, scanned + r->target);
 		if (r->eof && n && p[n - 1] != '\n' && prof_input_failed(r->in))
 			n = drop_cut_line(r, p, n);
+		/* p[line..n): the line still open; over the cap, it goes */
+		if (n > scanned && (nl = memrchr(p + scanned, '\n', n - scanned)) != NULL)
+			line = (size_t)(nl - p) + 1;
+		if (n - line > r->max && !r->eof) {	/* at the end: check_lines */
+			if (cap - line < r->target) {
+				cap = line + r->target;
+				p = block_grow(p, cap);
+			}
+			n = skip_long_line(r, p, line, n, cap);
+			scanned = line;
+			continue;
+		}
 		if (r->eof) {
 			if (n == 0) {
 				prof_chunks_recycle(r, p);
 				return NULL;
 			}
-			*len = n;
+			*len = check_lines(r, p, n);
 			*last = 1;
-			p[n] = '\0';
+			p[*len] = '\0';
 			return p;
 		}
 		b = last_boundary(p, scanned, n, kind);
@@ -172,9 +260,9 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, siz
 			PROF_GROW(r->carry, n - b + 1, r->carry_cap);
 			memcpy(r->carry, p + b, n - b);
 			r->carry_len = n - b;
-			*len = b;
+			*len = check_lines(r, p, b);
 			*last = 0;
-			p[b] = '\0';
+			p[*len] = '\0';
 			return p;
 		}
 		/* No boundary yet: one long line or sample; read on. */
@@ -194,6 +282,11 @@ const char *prof_chunks_name(const struct prof_chunks *r)
 int prof_chunks_failed(const struct prof_chunks *r)
 {
 	return prof_input_failed(r->in);
+}
+
+unsigned long prof_chunks_too_long(const struct prof_chunks *r)
+{
+	return r->too_long;
 }
 
 void prof_chunks_close(struct prof_chunks *r)

@@ -17,6 +17,13 @@
  * behaves as at end of input and prof_chunks_failed() is true. The last
  * line before such an error is incomplete: it is left out (and said),
  * never handed over.
+ *
+ * Lines are capped (io/input.h, prof_max_line()): a line over the cap is
+ * reported with its file:line and handed over empty (its newline kept,
+ * so parsers number the lines after it right, and a perf-script sample
+ * ends there); its bytes are never held, so a block stays within the cap
+ * and a few times the target size. Counting lines for those messages
+ * costs one memchr pass over each block.
  */
 #include <stddef.h>
 
@@ -58,6 +65,12 @@ const char *prof_chunks_name(const struct prof_chunks *r);
 
 /* Nonzero if reading stopped on an error (already reported). */
 int prof_chunks_failed(const struct prof_chunks *r);
+
+/*
+ * The number of lines handed over empty so far for being over the cap
+ * (each reported). A reader that returns a status fails when it is nonzero.
+ */
+unsigned long prof_chunks_too_long(const struct prof_chunks *r);
 
 /* Close the input and free the reader (blocks not yet given back stay valid). */
 void prof_chunks_close(struct prof_chunks *r);

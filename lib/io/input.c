@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "base/error.h"
+#include "base/units.h"
 #include "io/input.h"
 #include "base/xalloc.h"
 
@@ -322,14 +323,42 @@ char *prof_read_file(const char *path, size_t *len)
 
 /* ---- line reader ---- */
 
+static size_t max_line;	/* 0: not known yet */
+
+size_t prof_max_line(void)
+{
+	const char *env;
+	uint64_t v;
+
+	if (max_line)
+		return max_line;
+	max_line = PROF_MAX_LINE_DEFAULT;
+	env = getenv("PROFTOOLS_MAX_LINE");
+	if (env && *env) {
+		if (prof_parse_size(env, &v) == 0 && v >= 1 && v <= SIZE_MAX / 4)
+			max_line = (size_t)v;
+		else
+			prof_warn("PROFTOOLS_MAX_LINE: expected a size such as 64M, got '%s': "
+				  "lines are capped at %zu bytes", env, max_line);
+	}
+	return max_line;
+}
+
+void prof_set_max_line(size_t bytes)
+{
+	max_line = bytes;
+}
+
 struct prof_lines {
 	struct prof_input *in;
 	char *buf;
 	size_t cap;
 	size_t start, end;	/* unread data is buf[start..end) */
 	size_t scanned;		/* buf[start..scanned) holds no newline */
-	unsigned long lineno;
+	size_t max;		/* prof_max_line() when opened */
+	unsigned long lineno, too_long;
 	int eof, unterminated;
+	int skipping;		/* dropping a line over the cap up to its newline */
 };
 
 #define LINES_INITIAL (1 << 20)
@@ -342,6 +371,7 @@ struct prof_lines *prof_lines_from_input(struct prof_input *in)
 		return NULL;
 	lr = xcalloc(1, sizeof(*lr));
 	lr->in = in;
+	lr->max = prof_max_line();
 	lr->cap = LINES_INITIAL;
 	lr->buf = xmalloc(lr->cap + 1);
 	return lr;
@@ -357,27 +387,61 @@ struct prof_lines *prof_lines_from_mem(const char *name, const char *data, size_
 	return prof_lines_from_input(input_from_mem(name, data, len));
 }
 
+/* Line lineno + 1 is over the cap: say so once; it is dropped. */
+static void lines_too_long(struct prof_lines *lr)
+{
+	lr->too_long++;
+	prof_input_warn(prof_input_name(lr->in), lr->lineno + 1,
+			"line longer than %zu bytes (PROFTOOLS_MAX_LINE raises the cap)", lr->max);
+}
+
+/* The line ending at nl, or the unterminated one at end of input (nl NULL). */
+static char *lines_take(struct prof_lines *lr, char *nl, size_t *len)
+{
+	char *line = lr->buf + lr->start;
+	size_t n = nl ? (size_t)(nl - line) : lr->end - lr->start;
+
+	lr->start = lr->scanned = nl ? lr->start + n + 1 : lr->end;
+	if (n && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';	/* cap + 1 bytes allocated: room for it */
+	lr->lineno++;
+	lr->unterminated = !nl;
+	*len = n;
+	return line;
+}
+
 char *prof_lines_next(struct prof_lines *lr, size_t *len)
 {
 	for (;;) {
 		char *nl = memchr(lr->buf + lr->scanned, '\n', lr->end - lr->scanned);
-		char *line = lr->buf + lr->start;
-		size_t n;
 		ssize_t r;
 
 		if (nl) {
-			n = (size_t)(nl - line);
-			lr->start = lr->scanned = n + lr->start + 1;
-			if (n && line[n - 1] == '\r')
-				n--;
-			line[n] = '\0';
+			size_t n = (size_t)(nl - (lr->buf + lr->start));
+
+			if (!lr->skipping && n <= lr->max)
+				return lines_take(lr, nl, len);
+			/* a line over the cap ends here: drop it, go on with the next */
+			if (!lr->skipping)
+				lines_too_long(lr);
+			lr->skipping = 0;
 			lr->lineno++;
-			lr->unterminated = 0;
-			*len = n;
-			return line;
+			lr->start = lr->scanned = lr->start + n + 1;
+			continue;
 		}
 		lr->scanned = lr->end;
+		if (!lr->skipping && lr->end - lr->start > lr->max) {
+			lines_too_long(lr);
+			lr->skipping = 1;
+		}
+		if (lr->skipping)	/* hold none of its bytes */
+			lr->start = lr->scanned = lr->end = 0;
 		if (lr->eof) {
+			if (lr->skipping) {
+				lr->skipping = 0;
+				lr->lineno++;
+			}
 			if (lr->start != lr->end && prof_input_failed(lr->in)) {
 				/* Cut short: never hand over an incomplete line (chunk.h). */
 				prof_warn("%s: the input is cut short: its incomplete last line is "
@@ -386,15 +450,7 @@ char *prof_lines_next(struct prof_lines *lr, size_t *len)
 			}
 			if (lr->start == lr->end)
 				return NULL;
-			n = lr->end - lr->start;
-			lr->start = lr->scanned = lr->end;
-			if (n && line[n - 1] == '\r')
-				n--;
-			line[n] = '\0';	/* cap + 1 bytes allocated: room for it */
-			lr->lineno++;
-			lr->unterminated = 1;
-			*len = n;
-			return line;
+			return lines_take(lr, NULL, len);
 		}
 		if (lr->start > 0) {
 			memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
@@ -412,6 +468,11 @@ char *prof_lines_next(struct prof_lines *lr, size_t *len)
 		else
 			lr->end += (size_t)r;
 	}
+}
+
+unsigned long prof_lines_too_long(const struct prof_lines *lr)
+{
+	return lr->too_long;
 }
 
 unsigned long prof_lines_lineno(const struct prof_lines *lr)

@@ -11,6 +11,16 @@
  * length without a per-line allocation: the returned pointer stays valid
  * until the next call. Lines may contain NUL bytes; use the length.
  *
+ * Lines are capped: neither prof_lines nor io/chunk.h's blocks hand over a
+ * line longer than prof_max_line() bytes: PROF_MAX_LINE_DEFAULT (16 MiB),
+ * or the size in the environment variable PROFTOOLS_MAX_LINE ("64M"), one
+ * setting for every reader of every tool. Such a line is reported as
+ * "prog: file:line: line longer than N bytes", its bytes are read on to
+ * its newline and dropped, never held, and reading goes on with the next
+ * line; memory stays bounded by the cap even on /dev/zero. 16 MiB is far
+ * above any line a profile holds (a folded stack 10,000 frames deep with
+ * 200-byte C++ names is 2 MB) and small enough to hold at once.
+ *
  * Errors (open failure, read error, corrupt or truncated compressed
  * stream) are reported once on stderr as "prog: name: problem" by these
  * functions themselves; callers only test the result and set their exit
@@ -30,6 +40,22 @@ enum prof_compression {
 const char *prof_compression_name(enum prof_compression c);
 
 struct prof_input;
+
+#define PROF_MAX_LINE_DEFAULT ((size_t)16 << 20)
+
+/*
+ * The longest line handed over, in bytes without its newline. Read from
+ * PROFTOOLS_MAX_LINE on the first call (a size, base/units.h: "64M"); a
+ * value that is not a size of at least 1 byte is warned about once and
+ * the default kept.
+ */
+size_t prof_max_line(void);
+
+/*
+ * Change the cap for every reader opened from now on, over the
+ * environment (tests; not thread-safe); 0 goes back to the environment.
+ */
+void prof_set_max_line(size_t bytes);
 
 /*
  * Open path for reading; NULL or "-" means stdin (named "<stdin>").
@@ -103,6 +129,12 @@ const char *prof_lines_name(const struct prof_lines *lr);
 
 /* Nonzero if reading stopped on an error (already reported). */
 int prof_lines_failed(const struct prof_lines *lr);
+
+/*
+ * The number of lines skipped so far for being longer than the cap (each
+ * reported). A reader that returns a status fails when it is nonzero.
+ */
+unsigned long prof_lines_too_long(const struct prof_lines *lr);
 
 /* Nonzero if the last line returned had no terminating newline. */
 int prof_lines_unterminated(const struct prof_lines *lr);

@@ -1,0 +1,106 @@
+#!/bin/sh
+# The line cap (issue 15): every reader drops a line longer than
+# PROFTOOLS_MAX_LINE bytes (default 16 MiB) with "file:line: line longer
+# than N bytes", goes on with the next line and exits 1; memory stays
+# bounded however long the line (prof-formats.5, LINE LENGTH).
+. "$(dirname "$0")/lib.sh"
+DATA=$TESTS/data
+
+# good lines around a line of 65 bytes (cap 64) and one of exactly 64
+# (62 frame bytes, a blank, a count)
+long=$(printf '%065d' 0 | tr 0 x)
+edge=$(printf '%062d' 0 | tr 0 y)
+printf 'main;a 1\n%s 7\nmain;b 2\n%s\nmain;a 3\n' "$edge" "$long" >"$TMP/cap.folded"
+printf 'main;a 4\nmain;b 2\n%s 7\n' "$edge" >"$TMP/cap.expected"
+run env PROFTOOLS_MAX_LINE=64 "$BIN/proffold" "$TMP/cap.folded"
+if [ "$STATUS" = 1 ] && cmp -s "$TMP/stdout" "$TMP/cap.expected" &&
+   [ "$(cat "$TMP/stderr")" = "proffold: $TMP/cap.folded:4: line longer than 64 bytes (PROFTOOLS_MAX_LINE raises the cap)" ]; then
+	pass "proffold: a line of cap + 1 bytes is reported with file:line and dropped, the others folded, exit 1"
+else
+	fail "proffold: cap + 1" "exit $STATUS: $(tr '\n' '|' <"$TMP/stdout") / $(tr '\n' '|' <"$TMP/stderr")"
+fi
+check_file "proffold: the cap raised: the line is read (and is malformed: no count)" 1 "$TMP/cap.expected" \
+	env PROFTOOLS_MAX_LINE=65 "$BIN/proffold" "$TMP/cap.folded"
+gzip -c "$TMP/cap.folded" >"$TMP/cap.folded.gz"
+check_error "proffold: compressed input and stdin: the same line number" 1 \
+	'^proffold: <stdin>:4: line longer than 64 bytes' \
+	sh -c 'PROFTOOLS_MAX_LINE=64 "$1" <"$2"' sh "$BIN/proffold" "$TMP/cap.folded.gz"
+check_error "an invalid PROFTOOLS_MAX_LINE is said and the default kept" 0 \
+	"PROFTOOLS_MAX_LINE: expected a size such as 64M, got 'lots': lines are capped at 16777216 bytes" \
+	env PROFTOOLS_MAX_LINE=lots "$BIN/proffold" "$TMP/cap.expected"
+
+# profflame and profcmp read through the same readers
+run env PROFTOOLS_MAX_LINE=64 "$BIN/profflame" "$TMP/cap.folded"
+if [ "$STATUS" = 1 ] && grep -q 'main' "$TMP/stdout" && grep -q "$edge" "$TMP/stdout" &&
+   grep -q "cap.folded:4: line longer than 64 bytes" "$TMP/stderr"; then
+	pass "profflame: the long line reported, the graph drawn from the others, exit 1"
+else
+	fail "profflame: long line" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+check_error "profcmp: the long line reported, exit 1" 1 'cap.folded:4: line longer than 64 bytes' \
+	env PROFTOOLS_MAX_LINE=64 "$BIN/profcmp" "$TMP/cap.folded" "$TMP/cap.expected"
+
+# profrec TSV: a long row among good ones
+{
+	printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n'
+	printf '1\t1\t1\tapp\t0\tcpu-clock\t5\t1\tmain;a\n'
+	printf '2\t1\t1\tapp\t0\tcpu-clock\t5\t2\tmain;%s\n' "$long$long"
+	printf '3\t1\t1\tapp\t0\tcpu-clock\t6\t3\tmain;b\n'
+} >"$TMP/cap.tsv"
+run env PROFTOOLS_MAX_LINE=100 "$BIN/proffold" --no-header "$TMP/cap.tsv"
+if [ "$STATUS" = 1 ] && [ "$(cat "$TMP/stdout")" = "$(printf 'app;main;a 5\napp;main;b 6')" ] &&
+   grep -q 'cap.tsv:3: line longer than 100 bytes' "$TMP/stderr"; then
+	pass "proffold: profrec TSV: the long row dropped, the others folded, exit 1"
+else
+	fail "proffold: profrec TSV long row" "exit $STATUS: $(tr '\n' '|' <"$TMP/stdout") / $(head -c 300 "$TMP/stderr")"
+fi
+
+# perf script, read by several threads (blocks end at blank lines): a long
+# line between two samples; the line number is the input's, the folding
+# that of the input without it
+zcat "$DATA/perf-g.txt.gz" >"$TMP/g.txt"
+"$BIN/proffold" "$TMP/g.txt" >"$TMP/g.folded"
+n=$(grep -n '^$' "$TMP/g.txt" | sed -n 40p | cut -d: -f1)
+{ head -n "$n" "$TMP/g.txt"; printf '%s\n\n' "$long$long"; tail -n "+$((n + 1))" "$TMP/g.txt"; } >"$TMP/g-long.txt"
+for j in 1 4; do
+	run env PROFTOOLS_MAX_LINE=100 "$BIN/proffold" -j "$j" "$TMP/g-long.txt"
+	if [ "$STATUS" = 1 ] && cmp -s "$TMP/stdout" "$TMP/g.folded" &&
+	   grep -q "g-long.txt:$((n + 1)): line longer than 100 bytes" "$TMP/stderr"; then
+		pass "proffold -j $j: perf script: the long line reported at its line, every sample folded"
+	else
+		fail "proffold -j $j: perf script long line" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+done
+
+# prof_lines readers (profflame --nameattr's file)
+printf 'main\ttitle=hello\n%s\ttitle=x\n' "$long" >"$TMP/attrs"
+check_error "profflame --nameattr: a long line of the attribute file reported, exit 1" 1 \
+	'attrs:2: line longer than 64 bytes' \
+	env PROFTOOLS_MAX_LINE=64 "$BIN/profflame" --nameattr "$TMP/attrs" "$TMP/cap.expected"
+
+# Memory: 200 MB of NUL bytes (one line, no newline) through the default
+# cap: the line is dropped as it streams by, peak RSS stays small.
+if [ -n "$SANITIZE" ]; then
+	size=40M limit=400000
+else
+	size=200M limit=120000
+fi
+if need "peak RSS of a 200 MB line" /usr/bin/time time; then
+	run sh -c 'head -c "$1" /dev/zero | /usr/bin/time -f "rss=%M" "$2" -q' sh "$size" "$BIN/proffold"
+	rss=$(sed -n 's/^rss=//p' "$TMP/stderr")
+	if [ "$STATUS" = 1 ] && grep -q '^proffold: <stdin>:1: line longer than 16777216 bytes' "$TMP/stderr" &&
+	   [ -n "$rss" ] && [ "$rss" -lt "$limit" ]; then
+		pass "proffold: a $size line from a pipe: reported, peak RSS $rss KiB (< $limit)"
+	else
+		fail "proffold: a $size line from a pipe" "exit $STATUS, rss ${rss:-?} KiB: $(head -c 300 "$TMP/stderr")"
+	fi
+	printf '\nmain;a 3\n' >"$TMP/after"
+	run sh -c '{ head -c "$1" /dev/zero; cat "$3"; } | /usr/bin/time -f "rss=%M" "$2" -q' sh "$size" \
+		"$BIN/profflame" "$TMP/after"
+	rss=$(sed -n 's/^rss=//p' "$TMP/stderr")
+	if [ "$STATUS" = 1 ] && grep -q 'main' "$TMP/stdout" && [ -n "$rss" ] && [ "$rss" -lt "$limit" ]; then
+		pass "profflame: a $size line then a stack: the stack drawn, peak RSS $rss KiB (< $limit)"
+	else
+		fail "profflame: a $size line then a stack" "exit $STATUS, rss ${rss:-?} KiB: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
