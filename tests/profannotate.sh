@@ -180,4 +180,4 @@ check_error "build-id mismatch: refused, said" 1 "divnd: build-id [0-9a-f]+, but
 # a recording of profrec before 0.4 (no ip column)
 cut -f 1-9 "$TMP/div.tsv" >"$TMP/old.tsv"
 check_error "a recording without the ip column: said" 1 "recorded without the ip column" "$A" "$TMP/old.tsv"
-check_error "not a recording: said" 1 "not profrec TSV with the ip column" "$A" "$TMP/text"
+check_error "neither a recording nor perf script: said" 1 "neither profrec TSV with the ip column .* nor perf script text" "$A" "$TMP/text"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "annotate/samples.h"
+#include "annotate/samples_read.h"
 #include "base/error.h"
 #include "base/units.h"
 #include "base/xalloc.h"
@@ -26,7 +27,6 @@ struct reader {
 /* "0xSTART 0xPGOFF BUILD_ID PATH" of map_id id. */
 static int define_map(struct reader *rd, uint64_t id, char *text)
 {
-	struct prof_ann_samples *s = rd->s;
 	char *bid, *path, *end;
 	uint64_t start, pgoff;
 	size_t f;
@@ -38,16 +38,8 @@ static int define_map(struct reader *rd, uint64_t id, char *text)
 	if (*end != ' ' || !(path = strchr(bid = end + 1, ' ')))
 		return -1;
 	*path++ = 0;
-	for (f = 0; f < s->nfiles; f++)
-		if (strcmp(s->files[f].path, path) == 0 &&
-		    strcmp(s->files[f].build_id ? s->files[f].build_id : "-", bid) == 0)
-			break;
-	if (f == s->nfiles) {
-		PROF_GROW(s->files, f + 1, rd->files_cap);
-		s->files[f] = (struct prof_ann_file){ xstrdup(path),
-			strcmp(bid, "-") ? xstrdup(bid) : NULL, start, pgoff, 0 };
-		s->nfiles++;
-	}
+	f = prof_ann_file_index(rd->s, &rd->files_cap, path, strcmp(bid, "-") ? bid : NULL, start,
+				pgoff);
 	if (id >= rd->nmaps) {
 		size_t n = (size_t)id + 1;
 
@@ -89,36 +81,10 @@ static int read_row(struct reader *rd, char **f)
 	if (prof_parse_u64(f[10], &id) < 0 || (f[11][0] && define_map(rd, id, f[11]) != 0) ||
 	    id >= rd->nmaps || !rd->map_file[id])
 		return -1;
-	PROF_GROW(s->hits, s->nhits + 1, rd->hits_cap);
-	s->hits[s->nhits++] = (struct prof_ann_hit){ rd->map_file[id] - 1, ip - rd->map_base[id], 1 };
+	prof_ann_hit_add(s, &rd->hits_cap, rd->map_file[id] - 1, ip - rd->map_base[id]);
+	s->files[rd->map_file[id] - 1].samples++;
 	s->counted++;
 	return 0;
-}
-
-static int by_file_off(const void *a, const void *b)
-{
-	const struct prof_ann_hit *x = a, *y = b;
-
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* Sort the hits and merge those of one offset. */
-static void merge_hits(struct prof_ann_samples *s)
-{
-	size_t j = 0;
-
-	if (s->nhits)	/* hits is NULL without samples */
-		qsort(s->hits, s->nhits, sizeof(*s->hits), by_file_off);
-	for (size_t i = 0; i < s->nhits; i++) {
-		s->files[s->hits[i].file].samples += s->hits[i].count;
-		if (j && s->hits[j - 1].file == s->hits[i].file && s->hits[j - 1].off == s->hits[i].off)
-			s->hits[j - 1].count += s->hits[i].count;
-		else
-			s->hits[j++] = s->hits[i];
-	}
-	s->nhits = j;
 }
 
 /* The lines after the header; -1 on a malformed row (reported, the first 10). */
@@ -140,27 +106,27 @@ static void read_rows(struct reader *rd, struct prof_lines *lr)
 int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
 {
 	const char *header = prof_tsv_header(prof_tsv_schema_find("profrec-samples"));
+	size_t old = (size_t)(strstr(header, "\tip\t") - header);
 	struct prof_lines *lr = prof_lines_open(path);
 	struct reader rd = { .s = s, .name = path };
 	char *line;
 	size_t len;
-	int rc = 0;
+	int rc = 0, blank = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!lr)
 		return -1;
 	while ((line = prof_lines_next(lr, &len)) != NULL && (!len || line[0] == '#'))
-		;
-	if (!line || len != strlen(header) - 1 || memcmp(line, header, len) != 0) {
-		size_t old = (size_t)(strstr(header, "\tip\t") - header);
-
-		prof_input_warn(path, 0, line && len == old && memcmp(line, header, old) == 0 ?
-				"recorded without the ip column (profrec before 0.4): record again" :
-				"not profrec TSV with the ip column (profrec -o FILE.tsv)");
-		rc = -1;
-	} else {
+		blank |= !len;
+	if (line && len == strlen(header) - 1 && memcmp(line, header, len) == 0) {
 		read_rows(&rd, lr);
-		merge_hits(s);
+		prof_ann_hits_merge(s);
+	} else if (line && len == old && memcmp(line, header, old) == 0) {
+		prof_input_warn(path, 0, "recorded without the ip column (profrec before 0.4): "
+				"record again");
+		rc = -1;
+	} else {	/* anything else is perf script text, or said not to be */
+		rc = prof_ann_perf_read(lr, line, len, blank, s);
 	}
 	if (rd.bad || prof_lines_failed(lr))
 		rc = -1;
@@ -168,16 +134,4 @@ int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
 	free(rd.map_file);
 	free(rd.map_base);
 	return rc;
-}
-
-void prof_ann_samples_release(struct prof_ann_samples *s)
-{
-	for (size_t i = 0; i < s->nfiles; i++) {
-		free(s->files[i].path);
-		free(s->files[i].build_id);
-	}
-	free(s->files);
-	free(s->hits);
-	free(s->event);
-	memset(s, 0, sizeof(*s));
 }

@@ -95,6 +95,17 @@ struct prof_perf_event {
  */
 int prof_perfscript_event_line(const char *line, size_t n, struct prof_perf_event *ev);
 
+/*
+ * (ext) A sample line that carries its frame, as perf script prints
+ * samples without call chains (see above). Returns 1 and fills ev
+ * (comm, pid, tid, and the period, event and time as
+ * prof_perfscript_event_line() does) and *frame, the offset of the frame
+ * text ("pc symbol (dso)") in line; 0 if the line is not one. Public for
+ * profannotate, which reads the sampled pc of such lines.
+ */
+int prof_perfscript_sample_line(const char *line, size_t n, struct prof_perf_event *ev,
+				size_t *frame);
+
 /* What the first lines of an input tell every parser (see prescan). */
 struct prof_perfscript_ctx {
 	char *event;		/* the event folded (malloc'ed), NULL if not known yet */

@@ -50,16 +50,6 @@ static inline int mem_contains(const char *s, size_t n, const char *lit)
 	return memmem(s, n, lit, strlen(lit)) != NULL;
 }
 
-/*
- * (ext) A sample line that carries its frame, as perf script prints
- * samples without call chains (perfscript.h). Returns 1 and fills ev
- * (comm, pid, tid, and the period, event and time as
- * prof_perfscript_event_line() does) and *frame, the offset of the frame
- * text ("pc symbol (dso)") in line; 0 if the line is not one.
- */
-int prof_perfscript_sample_line(const char *line, size_t n, struct prof_perf_event *ev,
-				size_t *frame);
-
 /* A sample time "248.704562" in ns into *ns: 1, or 0 if s[0..n) is not one. */
 int prof_perfscript_parse_time(const char *s, size_t n, uint64_t *ns);
 
