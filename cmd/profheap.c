@@ -28,7 +28,7 @@
 #include "symbolize/binary_info.h"
 
 #define SYNOPSIS "profheap [-fkqv] [-i interval] [-o dir] [-r report] [-S file] " \
-	"[-s bytes] [-u fp|dwarf] [--no-follow-fork] command [arg ...]"
+	"[-s bytes] [-u fp|dwarf] [--no-demangle] [--no-follow-fork] command [arg ...]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -37,6 +37,7 @@ static const char help_text[] =
 	"  -f, --fail-on-leak     exit 1 when the command exited 0 but leaked memory\n"
 	"  -i, --interval TIME    timeline interval (default 10ms)\n"
 	"  -k, --keep             keep the raw record files (PID.heap, PID.maps)\n"
+	"      --no-demangle      keep C++ and Rust names mangled, as the binary has them\n"
 	"      --no-follow-fork   profile only the command's own process, no children\n"
 	"  -o, --output DIR       output directory (default profheap.PID)\n"
 	"  -q, --quiet            no leak report or summary on stderr\n"
@@ -56,7 +57,7 @@ static const char help_text[] =
 
 struct opts {
 	int report;		/* enum prof_heap_column, or -1: none */
-	int fail_on_leak, keep, dwarf, follow_fork;
+	int fail_on_leak, keep, dwarf, follow_fork, no_demangle;
 	double interval_s;
 	uint64_t sample;
 	const char *dir;	/* -o, or NULL: a private directory */
@@ -82,6 +83,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "no-follow-fork", no_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -104,6 +106,9 @@ static int parse_options(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			prof_help(help_text);
+		case 'M':
+			o->no_demangle = 1;
+			break;
 		case 'i':
 			if (prof_parse_duration(optarg, 1e-3, &o->interval_s) < 0 || o->interval_s < 1e-4 ||
 			    o->interval_s > 3600)
@@ -275,7 +280,7 @@ static int report(const struct opts *o, const struct outdir *d, uint64_t run_id,
 {
 	struct prof_heap_run run = {
 		.dir = d->path, .run_id = run_id, .keep = o->keep, .supp = &o->supp,
-		.more_in = d->temp && !o->keep ? NULL : d->path,
+		.more_in = d->temp && !o->keep ? NULL : d->path, .no_demangle = o->no_demangle,
 	};
 	struct prof_stacks merged;
 	int rc;

@@ -35,7 +35,7 @@
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
-	"               [--debuginfod] [--] [command [argument ...]]"
+	"               [--debuginfod] [--no-demangle] [--] [command [argument ...]]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -61,6 +61,7 @@ static const char help_text[] =
 	"      --debuginfod         let the symbolizer ask debuginfod servers (network)\n"
 	"      --folded             write aggregated folded stacks (root = command name)\n"
 	"      --lines              add file:line to frame names\n"
+	"      --no-demangle        keep C++ and Rust names mangled, as the binary has them\n"
 	"      --no-header          with --folded: no leading \"# key=value\" metadata line\n"
 	"      --no-inherit         do not follow children and new threads\n"
 	"      --no-inline          no inlined frames\n"
@@ -70,7 +71,7 @@ static const char help_text[] =
 	"Exit status: the command's status (126 cannot execute, 127 not found,\n"
 	"128+N killed by signal N); without a command 0; 1 on failure; 2 usage.\n";
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_LINES, OPT_NO_HEADER,
+enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_LINES, OPT_NO_DEMANGLE, OPT_NO_HEADER,
        OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU };
 
 static const struct option longopts[] = {
@@ -85,6 +86,7 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
@@ -233,6 +235,9 @@ static int parse_options(struct args *a, int argc, char **argv)
 			break;
 		case OPT_LINES:
 			o->lines = 1;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = 1;
 			break;
 		case OPT_NO_HEADER:
 			a->no_header = 1;

@@ -172,3 +172,33 @@ check_sigstate() {
 	done
 	pass "$_name"
 }
+
+# rustc_path: the path of rustc, from PATH or else ~/.cargo/bin (rustup
+# installs it there, and CI's PATH may lack it); nothing and false without.
+rustc_path() {
+	command -v rustc 2>/dev/null && return 0
+	[ -x "${HOME:-/nonexistent}/.cargo/bin/rustc" ] && echo "$HOME/.cargo/bin/rustc"
+}
+
+# rust_shapes NAME OUT: build tests/tools/shapes.rs (the Rust demangling
+# workload) into OUT with frame pointers and debug info; true on success.
+# Without rustc (rustc_path), NAME is reported as skipped; a failed build
+# fails NAME. False in both cases.
+rust_shapes() {
+	if ! _rustc=$(rustc_path); then
+		skip "$1" "rustc not installed (not in PATH nor in ~/.cargo/bin)"
+		return 1
+	fi
+	if ! "$_rustc" -g -C force-frame-pointers=yes --crate-name main -o "$2" \
+		"$TESTS/tools/shapes.rs" >"$TMP/rustc.err" 2>&1; then
+		fail "$1" "rustc cannot build tests/tools/shapes.rs: $(head -c 300 "$TMP/rustc.err")"
+		return 1
+	fi
+}
+
+# rust_raw_names: the frames, one per line on stdin, that are not
+# demangled as rustc-demangle's short form prints them: a hash segment
+# (::h + 16 hex), legacy escapes ($LT$, $u20$, ...), mangled _ZN/_R names.
+rust_raw_names() {
+	grep -E '::h[0-9a-f]{16}($|[^0-9a-f])|\$(LT|GT|u[0-9a-f]+|C|RF|BP|SP|LP|RP)\$|^_ZN|^_R[A-Z]'
+}

@@ -207,6 +207,38 @@ else
 	skip "C++ names demangled" "no C++ compiler"
 fi
 
+# ---- Rust names demangled (issue 17) ----
+# tests/tools/shapes.rs: a trait method called by a generic function, std
+# around them (legacy names for the program's crate, v0 for std). Every
+# frame reads as rustc-demangle's short form prints it, in fp and dwarf.
+if rust_shapes "Rust names demangled" "$TMP/shapes"; then
+	for m in fp dwarf; do
+		run "$P" --call-graph $m -o "$TMP/rs-$m.tsv" -- "$TMP/shapes" 0.5
+		stacks "$TMP/rs-$m.tsv" | cut -f6 >"$TMP/rs-$m.stacks"
+		tr ';' '\n' <"$TMP/rs-$m.stacks" | sort -u >"$TMP/rs-$m.frames"
+		raw=$(rust_raw_names <"$TMP/rs-$m.frames" | head -n 3 | tr '\n' '|')
+		if [ "$STATUS" != 0 ]; then
+			fail "Rust $m: names demangled" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		elif [ -n "$raw" ]; then
+			fail "Rust $m: no hash, escape or mangled name left" "$raw"
+		elif ! grep -q ';main::total;.*<main::Sq as main::Shape>::area' "$TMP/rs-$m.stacks"; then
+			fail "Rust $m: trait method <main::Sq as main::Shape>::area under main::total" \
+				"$(grep -m 3 'area\|total' "$TMP/rs-$m.frames" | tr '\n' '|')"
+		elif ! grep -qx 'std::rt::lang_start_internal' "$TMP/rs-$m.frames"; then
+			fail "Rust $m: std's v0 names demangled" "no std::rt::lang_start_internal frame"
+		else
+			pass "Rust $m: names demangled, no hash; main::total;...;<main::Sq as main::Shape>::area; std::rt::lang_start_internal"
+		fi
+	done
+	run "$P" --no-demangle -o "$TMP/rs-raw.tsv" -- "$TMP/shapes" $SHORT
+	if [ "$STATUS" = 0 ] && stacks "$TMP/rs-raw.tsv" | cut -f6 | tr ';' '\n' |
+		grep -q '^_ZN40_$LT$main..Sq$u20$as$u20$main..Shape$GT$4area17h[0-9a-f]\{16\}E$'; then
+		pass "Rust --no-demangle: raw names kept"
+	else
+		fail "Rust --no-demangle: raw names kept" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+
 # ---- --lines, --folded, compressed output ----
 run "$P" --lines -o "$TMP/ln.tsv" -- "$TMP/wl" -s 0.1 split
 assert "--lines: file:line in frame names" grep -Eq 'leaf_[ab] workload\.c:[0-9]+' "$TMP/ln.tsv"
@@ -622,8 +654,7 @@ dw_check() {
 	fi
 }
 
-RUSTC=$(command -v rustc 2>/dev/null || true)
-[ -z "$RUSTC" ] && [ -x "${HOME:-/nonexistent}/.cargo/bin/rustc" ] && RUSTC=$HOME/.cargo/bin/rustc
+RUSTC=$(rustc_path)
 if [ -n "$RUSTC" ]; then
 	mkdir "$TMP/rs"
 	cat >"$TMP/rs/main.rs" <<'RS'

@@ -524,6 +524,7 @@ static int postprocess_one(const struct prof_heap_run *run, const char *tag, int
 int prof_heap_postprocess(const struct prof_heap_run *run, struct prof_stacks *merged,
 			  struct prof_heap_totals *tot)
 {
+	struct prof_sym_options so;
 	struct prof_symbolizer *sym;
 	size_t n, i;
 	char **tags = prof_heap_run_tags(run->dir, run->run_id, &n);
@@ -537,7 +538,9 @@ int prof_heap_postprocess(const struct prof_heap_run *run, struct prof_stacks *m
 		free(tags);
 		return -1;
 	}
-	sym = prof_symbolizer_new(NULL);
+	prof_sym_options_init(&so);
+	so.demangle = !run->no_demangle;
+	sym = prof_symbolizer_new(&so);
 	for (i = 0; i < n; i++) {
 		/* The next tag of the same pid is a later image: this one exec'd. */
 		size_t pl = strcspn(tags[i], ".");

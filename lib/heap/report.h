@@ -158,6 +158,7 @@ struct prof_heap_run {
 	int keep;			/* keep the record files (trimmed) */
 	const char *more_in;		/* see prof_heap_process_report() */
 	const struct prof_heap_supp *supp;
+	int no_demangle;		/* keep C++ and Rust names mangled */
 };
 
 /*

@@ -35,6 +35,7 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 	r->target = *target;
 	prof_sym_options_init(&so);
 	so.inlines = !o->no_inline;
+	so.demangle = !o->no_demangle;
 	so.lines = o->lines;
 	so.debuginfod = o->debuginfod;
 	r->sym = prof_symbolizer_new(&so);

@@ -72,7 +72,7 @@ struct prof_recorder_options {
 	uint64_t freq, period;		/* samples per second, or every period events when set */
 	int inherit;			/* follow children and new threads */
 	int folded;			/* aggregate, write folded stacks at the end */
-	int lines, no_inline, debuginfod;	/* symbolizer options (symbolize.h) */
+	int lines, no_inline, no_demangle, debuginfod;	/* symbolizer options (symbolize.h) */
 	size_t mmap_pages;		/* ring buffer pages per CPU */
 };
 
