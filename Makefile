@@ -211,11 +211,11 @@ demo: deps all
 	@./scripts/demo.sh $(BINDIR)
 
 # Benchmarks against the reference tools (not tests: timings, noisy).
-BENCHES := fold flame rec heap gpu host compress cmp report
-bench: all
+BENCHES := fold flame rec heap gpu host compress cmp report load
+bench: tests-build
 	@./scripts/install-deps.sh --bench
 	@failed=; for b in $(BENCHES); do echo "== tests/bench/$$b.sh"; \
-		BIN=$(BINDIR) sh tests/bench/$$b.sh || failed="$$failed $$b"; done; \
+		BIN=$(BINDIR) BUILD=$(BUILD) sh tests/bench/$$b.sh || failed="$$failed $$b"; done; \
 		if [ -n "$$failed" ]; then echo "bench: missed targets or failed:$$failed"; exit 1; fi
 
 MAN1 := $(wildcard man/*.1)

@@ -93,6 +93,50 @@ void *prof_hashmap_put(struct prof_hashmap *m, uint64_t key, int *added)
 	return m->values + e * m->stride;
 }
 
+/* Whether slot h, a key's home, lies cyclically in (from, to]. */
+static int home_between(size_t h, size_t from, size_t to)
+{
+	return from <= to ? from < h && h <= to : from < h || h <= to;
+}
+
+int prof_hashmap_remove(struct prof_hashmap *m, uint64_t key)
+{
+	size_t mask = m->nslots - 1, hole, k, e, last;
+
+	if (!m->count)
+		return 0;
+	hole = find_slot(m, key);
+	if (!m->slots[hole])
+		return 0;
+	e = m->slots[hole] - 1;
+	/*
+	 * Backward-shift deletion (linear probing has no tombstones): every
+	 * entry after the hole in its probe run that may live in the hole
+	 * moves into it, leaving a new hole, until an empty slot.
+	 */
+	for (k = hole;;) {
+		m->slots[hole] = 0;
+		for (;;) {
+			k = (k + 1) & mask;
+			if (!m->slots[k])
+				goto dense;
+			if (!home_between(hash_key(m->keys[m->slots[k] - 1]) & mask, hole, k))
+				break;
+		}
+		m->slots[hole] = m->slots[k];
+		hole = k;
+	}
+dense:
+	/* the last entry fills the gap in the dense arrays */
+	last = --m->count;
+	if (e != last) {
+		m->keys[e] = m->keys[last];
+		memcpy(m->values + e * m->stride, m->values + last * m->stride, m->stride);
+		m->slots[find_slot(m, m->keys[e])] = (uint32_t)(e + 1);
+	}
+	return 1;
+}
+
 void *prof_hashmap_at(const struct prof_hashmap *m, size_t i, uint64_t *key)
 {
 	if (key)

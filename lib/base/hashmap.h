@@ -17,8 +17,8 @@
  * looking up or updating existing keys moves nothing. A caller that needs
  * two values at once looks the second one up after the last addition.
  *
- * Entries are never removed one by one (the recorder's tables only grow
- * during a run); prof_hashmap_release() frees them all. Not thread-safe.
+ * prof_hashmap_remove() takes one entry out (the recorder forgets exited
+ * processes); prof_hashmap_release() frees them all. Not thread-safe.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +59,13 @@ static inline size_t prof_hashmap_count(const struct prof_hashmap *m)
 {
 	return m->count;
 }
+
+/*
+ * Remove key; returns 1 if it was there, else 0. The last entry moves
+ * into the removed one's place (the order of prof_hashmap_at() changes,
+ * and value pointers obtained earlier are invalid).
+ */
+int prof_hashmap_remove(struct prof_hashmap *m, uint64_t key);
 
 /*
  * The i-th entry in insertion order (i < prof_hashmap_count()): returns

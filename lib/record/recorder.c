@@ -244,6 +244,10 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 		if (prof_decode_task(hdr, &task) == 0)
 			prof_threads_fork(&r->threads, &task);
 		break;
+	case PERF_RECORD_EXIT:
+		if (prof_decode_task(hdr, &task) == 0)
+			prof_threads_exit(&r->threads, &task);
+		break;
 	case PERF_RECORD_LOST:
 		r->stats.lost += prof_decode_lost(hdr);
 		break;

@@ -21,6 +21,7 @@ void prof_threads_init(struct prof_threads *t, struct prof_symbolizer *sym,
 	t->unw = unw;
 	prof_hashmap_init(&t->threads, sizeof(struct prof_thread));
 	prof_hashmap_init(&t->procs, sizeof(struct prof_addrspace *));
+	prof_hashmap_init(&t->exited, sizeof(struct prof_rec_task));
 	t->idle.pid = 0;
 	snprintf(t->idle.comm, sizeof(t->idle.comm), "swapper");
 }
@@ -36,6 +37,52 @@ void prof_threads_release(struct prof_threads *t)
 	}
 	prof_hashmap_release(&t->procs);
 	prof_hashmap_release(&t->threads);
+	prof_hashmap_release(&t->exited);
+}
+
+/* Free the address space of pid, if any. */
+static void forget_process(struct prof_threads *t, int pid)
+{
+	struct prof_addrspace **pas = prof_hashmap_get(&t->procs, (uint64_t)pid), *as;
+
+	if (!pas)
+		return;
+	as = *pas;
+	prof_hashmap_remove(&t->procs, (uint64_t)pid);
+	if (t->unw)
+		prof_unwinder_forget(t->unw, as);
+	prof_addrspace_free(as);
+}
+
+void prof_threads_exit(struct prof_threads *t, const struct prof_rec_task *e)
+{
+	size_t i;
+
+	if ((int)e->tid <= 0)
+		return;
+	*(struct prof_rec_task *)prof_hashmap_put(&t->exited, e->tid, NULL) = *e;
+	/* backwards: a removal moves the last entry into the hole */
+	for (i = prof_hashmap_count(&t->exited); i-- > 0;) {
+		uint64_t tid;
+		struct prof_rec_task gone = *(struct prof_rec_task *)prof_hashmap_at(&t->exited, i, &tid);
+
+		if (gone.time + PROF_THREADS_EXIT_GRACE_NS > e->time)
+			continue;
+		prof_hashmap_remove(&t->exited, tid);
+		prof_hashmap_remove(&t->threads, tid);
+		if (gone.pid == gone.tid)
+			forget_process(t, (int)gone.pid);
+	}
+}
+
+size_t prof_threads_count(const struct prof_threads *t)
+{
+	return prof_hashmap_count(&t->threads);
+}
+
+size_t prof_threads_process_count(const struct prof_threads *t)
+{
+	return prof_hashmap_count(&t->procs);
 }
 
 /* The thread tid, added (process unknown, no name) when new. */
@@ -166,6 +213,12 @@ void prof_threads_fork(struct prof_threads *t, const struct prof_rec_task *f)
 
 	if (tid <= 0 || pid <= 0)
 		return;
+	/* a tid reused within the grace time: the old thread (and process) is gone */
+	if (prof_hashmap_remove(&t->exited, (uint64_t)tid)) {
+		prof_hashmap_remove(&t->threads, (uint64_t)tid);
+		if (pid != ppid)
+			forget_process(t, pid);
+	}
 	/* Adding the child may move the table: look the parent up after. */
 	th = thread_add(t, tid);
 	parent = ptid > 0 && ptid != tid ? prof_threads_find(t, ptid) : NULL;

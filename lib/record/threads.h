@@ -17,9 +17,12 @@
  * Both tables are prof_hashmap's (tid -> struct prof_thread, pid ->
  * address space): a struct prof_thread pointer stays valid until the
  * next call that may add a thread (prof_threads_get, prof_threads_comm,
- * prof_threads_fork). Entries live until prof_threads_release(): tids
- * are not recycled within a recording often enough to matter, and a
- * late sample of an exited thread still finds its name.
+ * prof_threads_fork, prof_threads_exit). An exited thread (and with its
+ * process's last thread, the address space) is forgotten
+ * PROF_THREADS_EXIT_GRACE_NS of record time after its exit, when a later
+ * exit comes: a late sample from another CPU's ring still finds it, and
+ * a long system-wide recording keeps memory constant however many
+ * processes come and go. A pid reused before that starts afresh.
  */
 #include <stdint.h>
 
@@ -45,6 +48,7 @@ struct prof_threads {
 	/* private */
 	struct prof_hashmap threads;	/* tid -> struct prof_thread */
 	struct prof_hashmap procs;	/* pid -> struct prof_addrspace * */
+	struct prof_hashmap exited;	/* tid -> struct prof_rec_task of its exit */
 	struct prof_thread idle;	/* tid 0, every CPU's idle task */
 };
 
@@ -86,6 +90,20 @@ void prof_threads_comm(struct prof_threads *t, const struct prof_comm *c);
  * a new process a copy of its parent's mappings.
  */
 void prof_threads_fork(struct prof_threads *t, const struct prof_rec_task *f);
+
+/* How long an exited thread is kept (record time, ns). */
+#define PROF_THREADS_EXIT_GRACE_NS 2000000000ULL
+
+/*
+ * A PERF_RECORD_EXIT: the thread (and when it is its process's main
+ * thread, the process) is forgotten after the grace time; threads that
+ * exited longer than that before this one are forgotten now.
+ */
+void prof_threads_exit(struct prof_threads *t, const struct prof_rec_task *e);
+
+/* Threads and address spaces known (tests, the verbose summary). */
+size_t prof_threads_count(const struct prof_threads *t);
+size_t prof_threads_process_count(const struct prof_threads *t);
 
 /* Whether addr is in the kernel's half of the x86-64 address space. */
 static inline int prof_is_kernel_addr(uint64_t addr)

@@ -96,6 +96,47 @@ int main(void)
 		CHECK(prof_hashmap_count(&m) == 1);
 		prof_hashmap_release(&m);
 	}
+	TEST("remove: random puts and removes agree with a plain array") {
+		enum { N = 4096 };
+		static long ref[N];	/* 0: absent, else the value */
+		uint64_t rng = 88172645463325252ULL;
+		int ok = 1;
+		size_t live = 0;
+
+		prof_hashmap_init(&m, sizeof(long));
+		CHECK(prof_hashmap_remove(&m, 1) == 0);
+		for (long step = 1; step <= 200000 && ok; step++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			uint64_t k = rng % N;
+			if (rng >> 60 < 9) {	/* put, a bit more often than remove */
+				int added;
+				long *v = prof_hashmap_put(&m, k, &added);
+
+				ok = added == !ref[k] && (added || *v == ref[k]);
+				live += (size_t)added;
+				*v = ref[k] = step;
+			} else {
+				ok = prof_hashmap_remove(&m, k) == !!ref[k];
+				live -= ref[k] != 0;
+				ref[k] = 0;
+			}
+			ok = ok && prof_hashmap_count(&m) == live;
+		}
+		for (uint64_t k = 0; k < N && ok; k++) {
+			long *v = prof_hashmap_get(&m, k);
+
+			ok = ref[k] ? v && *v == ref[k] : v == NULL;
+		}
+		CHECK(ok);
+		for (size_t i = 0; i < prof_hashmap_count(&m) && ok; i++) {
+			uint64_t k;
+			long *v = prof_hashmap_at(&m, i, &k);
+
+			ok = ref[k] == *v;
+		}
+		CHECK(ok);
+		prof_hashmap_release(&m);
+	}
 	TEST("the table is reusable after release") {
 		prof_hashmap_init(&m, sizeof(long));
 		*(long *)prof_hashmap_put(&m, 1, NULL) = 1;
