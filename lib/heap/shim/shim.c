@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -2007,6 +2008,14 @@ static void configure(void)
 		return;
 	}
 	T.guard++;
+	/*
+	 * A secure-execution program (set-user-ID, set-group-ID, file
+	 * capabilities) takes nothing from its environment: glibc already
+	 * refuses to preload us there from a non-system path; this holds
+	 * when we are installed in one.
+	 */
+	if (getauxval(AT_SECURE))
+		goto done;
 	dir = getenv("PROFHEAP_DIR");
 	if (!dir || !*dir || strlen(dir) >= sizeof(out_dir))
 		goto done;
