@@ -351,8 +351,9 @@ static void read_line(struct perf_reader *rd, char *line, size_t n)
 		rd->perf_like++;
 		rd->chains = rd->want = 1;
 		set_event(rd, &ev);
-	} else if (line[n - 1] == ')' && memmem(line, n, " (", 2)) {
-		rd->perf_like++;	/* a frame without its pc: -F without ip */
+	} else {	/* perf script -F without ip prints "comm tid" lines, no frame */
+		at = strspn(line, " \t");
+		rd->perf_like += prof_perfscript_event_line(line + at, n - at, &ev);
 	}
 }
 

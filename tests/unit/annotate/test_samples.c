@@ -119,6 +119,9 @@ static void perf_tests(void)
 		put("app 7 1.000001: 1 cycles: main+0x4 (/proc/self/exe)\n");
 		CHECK(prof_ann_samples_read(path, &s) == -1);
 		prof_ann_samples_release(&s);
+		put("             app  7 \n             app  7 \n");	/* -F comm,tid */
+		CHECK(prof_ann_samples_read(path, &s) == -1);
+		prof_ann_samples_release(&s);
 		put(" 5555deadbeef main+0x4\n");
 		CHECK(prof_ann_samples_read(path, &s) == -1);
 		prof_ann_samples_release(&s);
