@@ -26,7 +26,7 @@ static const char synopsis[] =
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
 	"                 [file ...]\n"
 	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU\n"
-	"       profflame --heatmap [options] [HEATMAP.tsv]";
+	"       profflame --heatmap [--bucket dur] [options] [RECORDING | HEATMAP.tsv]";
 
 static const char help_text[] =
 	"usage: profflame [-hq] [-o file] [--format svg|html] [--title text]\n"
@@ -34,7 +34,7 @@ static const char help_text[] =
 	"                 [--reverse] [--inverted] [--flamechart] [--diff] [options]\n"
 	"                 [file ...]\n"
 	"       profflame --hot-cold [options] RECORDING | ON-CPU OFF-CPU\n"
-	"       profflame --heatmap [options] [HEATMAP.tsv]\n"
+	"       profflame --heatmap [--bucket dur] [options] [RECORDING | HEATMAP.tsv]\n"
 	"\n"
 	"Draw a profile as a self-contained interactive flame graph: folded stacks\n"
 	"(\"a;b;c 42\", or \"a;b;c BEFORE AFTER\" for a differential), profrec TSV or\n"
@@ -85,8 +85,9 @@ static const char help_text[] =
 	"                         -e cpu-clock --off-cpu), or two profiles ON-CPU OFF-CPU\n"
 	"                         in the same unit\n"
 	"Subsecond heat map (FlameScope: a column per second, a row per bucket):\n"
-	"      --heatmap          draw proffold --heatmap's TSV (--title, --subtitle,\n"
-	"                         --format, fonts apply)\n"
+	"      --heatmap          draw a recording's heat map, or proffold --heatmap's TSV;\n"
+	"                         as html, a selected range's flame graph below it\n"
+	"      --bucket DUR       a recording's heat map bucket, dividing 1s (default 20ms)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"In the graph: click to zoom, Reset Zoom to go back, Ctrl-F to search by\n"
@@ -95,7 +96,7 @@ static const char help_text[] =
 	"2 usage error.\n";
 
 enum {
-	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
+	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_BUCKET, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
 	OPT_ENCODING, OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
 	OPT_HASH, OPT_HEATMAP, OPT_HEIGHT, OPT_HOTCOLD, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
 	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_RANDOM, OPT_REVERSE, OPT_SUBTITLE,
@@ -105,6 +106,7 @@ enum {
 static const struct option longopts[] = {
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
+	{ "bucket", required_argument, NULL, OPT_BUCKET },
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
 	{ "cp", no_argument, NULL, OPT_CP },
@@ -200,6 +202,7 @@ int main(int argc, char **argv)
 	const char *output = NULL, *format = NULL, *palfile = NULL, *nameattr_file = NULL;
 	const char *bgcolors = NULL, *countname = NULL;
 	int diff_files = 0, normalize = 0, use_cp = 0, rval = 0, diff = 0, heatmap = 0, c, r;
+	uint64_t bucket_ns = 0;
 	char c1[8], c2[8];
 
 	prof_set_progname(argv[0]);
@@ -217,6 +220,11 @@ int main(int argc, char **argv)
 				prof_usage_error(synopsis, "--bgcolors: expected yellow, blue, green, "
 						 "grey or #rrggbb, got \"%s\"", optarg);
 			bgcolors = optarg;
+			break;
+		case OPT_BUCKET:
+			if (prof_heatmap_bucket_parse(optarg, &bucket_ns))
+				prof_usage_error(synopsis, "--bucket: expected a duration of at least "
+						 "1ms dividing 1s evenly (10ms, 20ms), got \"%s\"", optarg);
 			break;
 		case OPT_COLORS:
 			if (prof_flame_palette_parse(optarg, &o.palette)) {
@@ -375,12 +383,13 @@ int main(int argc, char **argv)
 	if (prof_flame_bg_parse(bgcolors ? bgcolors : prof_flame_palette_bg(o.palette),
 				o.bg1, o.bg2))
 		return PROF_EXIT_USAGE;	/* not reached: checked above */
-	if (heatmap && (argc > 1 || diff_files || o.hotcold || o.flamechart))
-		prof_usage_error(synopsis, "--heatmap draws one heat map TSV, without --diff, "
-				 "--hot-cold or --flamechart");
+	if ((heatmap && (argc > 1 || diff_files || o.hotcold || o.flamechart)) ||
+	    (bucket_ns && !heatmap))
+		prof_usage_error(synopsis, "--heatmap draws one recording or heat map TSV, without "
+				 "--diff, --hot-cold or --flamechart; --bucket needs it");
 	if (heatmap) {
 		free(base);
-		return (prof_flame_heatmap_file(argc ? argv[0] : NULL, &o, output) ? 1 : 0) |
+		return (prof_flame_heatmap_file(argc ? argv[0] : NULL, &o, bucket_ns, output) ? 1 : 0) |
 		       prof_close_stdout();
 	}
 	if (o.flamechart)

@@ -158,28 +158,13 @@ static int run_heatmap(struct config *c, const char *const *paths, size_t n)
 	struct prof_heatmap hm;
 	struct prof_stacks t;
 	struct prof_meta meta = PROF_META_INIT;
-	struct prof_profile_summary sum;
 	struct prof_output *o;
 	int rval = 0;
 
-	prof_heatmap_init(&hm, c->bucket_ns ? c->bucket_ns : 20000000);
-	c->read.on_sample = prof_heatmap_on_sample;
-	c->read.on_sample_ctx = &hm;
+	prof_heatmap_init(&hm, c->bucket_ns ? c->bucket_ns : PROF_HEATMAP_DEFAULT_BUCKET_NS);
 	prof_stacks_init(&t, 1);
-	if (prof_profile_read_all(paths, n, &c->read, &t, &meta, &sum))
+	if (prof_heatmap_read(paths, n, &c->read, &hm, &t, &meta))
 		rval = 1;
-	prof_heatmap_finish(&hm);
-	if (hm.untimed)
-		prof_warn("%lu sample%s without a time left out of the heat map", hm.untimed,
-			  hm.untimed == 1 ? "" : "s");
-	if (hm.too_late)
-		prof_warn("%lu sample%s too late for the heat map (after %u cells) left out",
-			  hm.too_late, hm.too_late == 1 ? "" : "s", PROF_HEATMAP_MAX_CELLS);
-	if (!hm.ncells && prof_stacks_count(&t)) {
-		prof_warn("no sample times to place in the heat map (folded stacks have none: "
-			  "use profrec TSV or perf script text with its time field)");
-		rval = 1;
-	}
 	o = prof_output_open(c->output, PROF_OUT_ATOMIC,
 			     c->output ? prof_compression_from_suffix(c->output) : PROF_COMP_NONE);
 	if (!o || prof_heatmap_write(&hm, &meta, !c->no_header, o)) {
@@ -252,8 +237,7 @@ int main(int argc, char **argv)
 			c.read.include_addrs = 1;
 			break;
 		case OPT_BUCKET:
-			c.bucket_ns = parse_time_opt("bucket", optarg);
-			if (prof_heatmap_bucket_ok(c.bucket_ns))
+			if (prof_heatmap_bucket_parse(optarg, &c.bucket_ns))
 				prof_usage_error(SYNOPSIS, "--bucket: expected a duration of at least "
 						 "1ms dividing 1s evenly (10ms, 20ms, 50ms, 0.1s), got '%s'",
 						 optarg);

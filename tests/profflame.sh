@@ -755,7 +755,15 @@ check "--heatmap: busy buckets darkest, asleep ones white (or nearly)" 0 "75 bus
 	"grep -o 'fill=\"#[0-9a-f]*\" data-s=\"[0-9]*\" data-b=\"[0-9]*\"' '$TMP/hm2.svg' | sed 's/fill=\"#..\\(..\\)..\" data-s=\"\\([0-9]*\\)\" data-b=\"\\([0-9]*\\)\"/\\1 \\3/' |
 	 while read g b; do echo \"\$((0x\$g)) \$((b / 5 % 2))\"; done |
 	 awk '\$2 == 0 && \$1 < 40 { d++ } \$2 == 1 && \$1 > 200 { l++ } END { printf \"%d busy dark, %d idle light\\n\", d, l }'"
-check_error "--heatmap: not a heat map TSV" 1 "not a proffold-heatmap TSV" "$F" --heatmap "$TMP/hc.tsv"
+# a recording drawn directly: the cells of proffold --heatmap's TSV
+"$F" --heatmap "$TMP/hc.tsv" >"$TMP/hm3.svg" 2>"$TMP/hm3.err"
+check "--heatmap RECORDING: the same cells as proffold --heatmap | profflame --heatmap" 0 "" \
+	sh -c "grep -v '^<!-- ' '$TMP/hm2.svg' | diff - '$TMP/hm3.svg'"
+check "--heatmap RECORDING --bucket 100ms: 30 cells" 0 "30" sh -c \
+	"'$F' --heatmap --bucket 100ms '$TMP/hc.tsv' >'$TMP/hm4.svg' && xmllint --xpath \"count($CELLS)\" '$TMP/hm4.svg'"
+check_error "--heatmap: folded stacks have no times" 1 "no sample times" "$F" --heatmap "$TMP/hc-on.folded"
+check_error "--heatmap: a bad --bucket" 2 "--bucket: expected a duration" "$F" --heatmap --bucket 7ms "$TMP/hc.tsv"
+check_error "--bucket needs --heatmap" 2 "--bucket needs it" "$F" --bucket 20ms "$TMP/hc.tsv"
 printf 'second\toffset_ms\tevent\tsamples\tweight\n0\t0\tx\t1\t1\n0\t2000\tx\t1\t1\n' >"$TMP/bad-hm.tsv"
 run "$F" --heatmap "$TMP/bad-hm.tsv"
 if [ "$STATUS" = 1 ] && grep -q 'bad-hm.tsv:3: not a proffold-heatmap row' "$TMP/stderr" && grep -q '<title>0.000 s' "$TMP/stdout"; then
@@ -763,5 +771,104 @@ if [ "$STATUS" = 1 ] && grep -q 'bad-hm.tsv:3: not a proffold-heatmap row' "$TMP
 else
 	fail "--heatmap malformed row" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
-check_error "--heatmap: one input" 2 "--heatmap draws one heat map TSV" "$F" --heatmap "$TMP/hm.tsv" "$TMP/hm.tsv"
-check_error "--heatmap --hot-cold" 2 "--heatmap draws one heat map TSV" "$F" --heatmap --hot-cold "$TMP/hm.tsv"
+check_error "--heatmap: one input" 2 "--heatmap draws one recording or heat map TSV" "$F" --heatmap "$TMP/hm.tsv" "$TMP/hm.tsv"
+check_error "--heatmap --hot-cold" 2 "--heatmap draws one recording or heat map TSV" "$F" --heatmap --hot-cold "$TMP/hm.tsv"
+"$F" --heatmap --format html "$TMP/hm.tsv" >"$TMP/hm.html"
+check "--heatmap --format html of a TSV: no range selection, a note says why" 0 "1 0" \
+	sh -c "echo \$(grep -c 'without stacks: draw the recording itself' '$TMP/hm.html') \$(grep -c 'var HM' '$TMP/hm.html')"
+
+# ---- --heatmap --format html: a range of cells -> its flame graph in the page ----
+# 3 s of a recording: work on one of every two 100 ms, a stack per phase of
+# the second and a sleeper with uneven weights, so that ranges differ
+awk 'BEGIN {
+	print "# source=profrec event=cpu-clock unit=ns"
+	print "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack"
+	for (ms = 0; ms < 3000; ms++) {
+		if (int(ms / 100) % 2 == 0) {
+			id = 1 + int(ms / 250) % 4
+			printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t1000000\t%d\t%s\n", ms * 1000000, id,
+				seen[id]++ ? "" : "main;work;phase" id
+		} else if (ms % 10 == 5) {
+			printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t%d\t9\t%s\n", ms * 1000000, 1000000 + ms * 7,
+				seen[9]++ ? "" : "main;wait;nanosleep_[k]"
+		}
+	}
+}' >"$TMP/range.tsv"
+"$F" --heatmap --format html "$TMP/range.tsv" >"$TMP/range.html" 2>"$TMP/range.err"
+check "--heatmap html: each frame name and each stack once in the page" 0 \
+	'names: ["app","main","nanosleep","phase1","phase2","phase3","phase4","wait","work"],|5' \
+	sh -c "echo \$(grep '^names:' '$TMP/range.html')'|'\$(grep '^stacks:' '$TMP/range.html' | grep -o '\[[0-9,]*\]' | wc -l)"
+# the titles of `proffold --time-from A --time-to B | profflame`: what the page must draw
+flame_titles() {
+	"$BIN/proffold" -q --time-from "$1" --time-to "$2" "$TMP/range.tsv" | "$F" --width 1200 | titles /dev/stdin
+}
+fold_total() {
+	"$BIN/proffold" -q --time-from "$1" --time-to "$2" "$TMP/range.tsv" | awk '{ s += $NF } END { print s }'
+}
+if [ -z "$CHROMIUM" ]; then
+	skip "browser: heat map ranges" "no chromium installed"
+elif [ -n "$SANITIZE" ]; then
+	skip "browser: heat map ranges" "not repeated in the sanitizer pass"
+else
+	# select like a user: two clicks (the later cell first), a drag, a
+	# click then a shift-click; write each range graph's titles and command
+	cat >"$TMP/range.js" <<'JS'
+window.addEventListener("load", function () {
+  var out = [];
+  function cell(s, b) { return document.querySelector('#cells rect[data-s="' + s + '"][data-b="' + b + '"]'); }
+  function ev(el, type, shift) { el.dispatchEvent(new MouseEvent(type, { bubbles: true, shiftKey: !!shift })); }
+  function click(el, shift) { ev(el, "mousedown", shift); ev(el, "mouseup", shift); ev(el, "click", shift); }
+  function graph(tag) {
+    var fr = document.querySelector("#range #frames");
+    out.push(tag + " command " + document.getElementById("command").textContent);
+    if (!fr) return;
+    for (var i = 0; i < fr.children.length; i++)
+      out.push(tag + " title " + fr.children[i].querySelector("title").textContent);
+  }
+  click(cell(1, 12)); click(cell(0, 7));
+  graph("clicks");
+  out.push("hash " + location.hash);
+  out.push("selected " + document.querySelectorAll("#cells rect.sel").length);
+  ev(cell(2, 3), "mousedown"); ev(cell(2, 20), "mouseover"); ev(cell(2, 44), "mouseover"); ev(cell(2, 44), "mouseup");
+  graph("drag");
+  click(cell(0, 0)); click(cell(0, 0), true);
+  graph("one");
+  click(cell(0, 49)); click(cell(1, 0), true);
+  graph("shift");
+  var pre = document.createElement("pre");
+  pre.id = "result";
+  pre.textContent = out.join("\n");
+  document.body.appendChild(pre);
+});
+JS
+	{ sed '/<\/body>/,$d' "$TMP/range.html"; printf '<script>\n'; cat "$TMP/range.js"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/rharness.html"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--dump-dom "file://$TMP/rharness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$TMP/range.result"
+	if [ ! -s "$TMP/range.result" ]; then
+		skip "browser: heat map ranges" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		# range TAG A B: the page's command is proffold's for [A, B), the
+		# drawn graph's titles are those of that command's flame graph, and
+		# its root's total is the sum of that command's folded counts
+		range() {
+			want="proffold --time-from ${2}s --time-to ${3}s $TMP/range.tsv | profflame"
+			got=$(sed -n "s/^$1 command //p" "$TMP/range.result")
+			[ "$got" = "$want" ] || { echo "$1: command '$got', want '$want'"; return 1; }
+			sed -n "s/^$1 title //p" "$TMP/range.result" | sort >"$TMP/range.got"
+			flame_titles "$2" "$3" | diff - "$TMP/range.got" >"$TMP/range.diff" ||
+				{ echo "$1: titles differ: $(head -c 300 "$TMP/range.diff")"; return 1; }
+			total=$(sed -n "s/^$1 title all (\([0-9,]*\) ns, 100%)$/\1/p" "$TMP/range.result" | tr -d ,)
+			[ -n "$total" ] && [ "$total" = "$(fold_total "$2" "$3")" ] ||
+				{ echo "$1: total $total, proffold $(fold_total "$2" "$3")"; return 1; }
+			echo ok
+		}
+		check "browser: two clicks (later cell first): the range in time order, graph = proffold --time-from/--time-to" 0 ok range clicks 0.14 1.26
+		check "browser: the range is kept in the URL" 0 "#range=0.14,1.26" sh -c "sed -n 's/^hash //p' '$TMP/range.result'"
+		check "browser: the range's cells outlined" 0 "56" sh -c "sed -n 's/^selected //p' '$TMP/range.result'"
+		check "browser: a drag across cells" 0 ok range drag 2.06 2.9
+		check "browser: one cell" 0 ok range one 0 0.02
+		check "browser: a click then a shift-click, across a second" 0 ok range shift 0.98 1.02
+	fi
+fi

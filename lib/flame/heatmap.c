@@ -13,6 +13,7 @@
 #include "flame/flame.h"
 #include "flame/heatmap.h"
 #include "flame/internal.h"
+#include "formats/profile.h"
 #include "formats/tsv.h"
 #include "io/input.h"
 #include "io/output.h"
@@ -373,7 +374,7 @@ int prof_flame_heatmap_write(const struct prof_heatmap *hm,
 	w.ch = fmin(20, fmax(3, floor(500.0 / (double)hm->per_second)));
 	w.left = fs * 7;
 	w.top = fs * 5;
-	w.width = fmax(w.left + (double)hm->seconds * w.cw + 20, fs * 45);
+	w.width = fmax(w.left + (double)hm->seconds * w.cw + 20, fs * 55);
 	w.height = w.top + (double)hm->per_second * w.ch + fs * 6.5;
 	w.maxw = 0;
 	for (i = 0; i < hm->ncells; i++)
@@ -389,6 +390,9 @@ int prof_flame_heatmap_write(const struct prof_heatmap *hm,
 		for (r = 0; r < hm->per_second; r++)
 			write_cell(&w, s, r);
 	prof_buf_addstr(&w.b, "</g>\n</svg>\n");
+	hm_flush(&w, 1);
+	if (o->html && w.r == 0)
+		w.r = prof_flame_heatmap_write_page(hm, o, out);
 	if (o->html)
 		prof_buf_addstr(&w.b, "</body>\n</html>\n");
 	hm_flush(&w, 1);
@@ -412,12 +416,56 @@ int prof_flame_heatmap_write_file(const struct prof_heatmap *hm,
 	return prof_output_close(out) ? -1 : 0;
 }
 
+/*
+ * Whether path starts, after its metadata lines, with the proffold-heatmap
+ * header (else it is a recording). An unreadable path is not: the
+ * recording's reader then reports it.
+ */
+static int is_heatmap_tsv(const char *path)
+{
+	const char *header = prof_tsv_header(prof_tsv_schema_find("proffold-heatmap"));
+	struct prof_lines *lr = prof_lines_open(path);
+	char *line;
+	size_t len;
+	int r = 0;
+
+	while (lr && (line = prof_lines_next(lr, &len))) {
+		if (prof_meta_is_line(line, len))
+			continue;
+		r = len + 1 == strlen(header) && memcmp(line, header, len) == 0;
+		break;
+	}
+	prof_lines_close(lr);
+	return r;
+}
+
+/* A recording's heat map and its cells' stacks, in t (1 column). */
+static int read_recording(const char *path, uint64_t bucket_ns, struct prof_heatmap *hm,
+			  struct prof_stacks *t, struct prof_meta *meta)
+{
+	struct prof_profile_opts po;
+	int r;
+
+	prof_profile_opts_init(&po);
+	prof_heatmap_init(hm, bucket_ns ? bucket_ns : PROF_HEATMAP_DEFAULT_BUCKET_NS);
+	r = prof_heatmap_read(&path, 1, &po, hm, t, meta);
+	if (!hm->ncells) {
+		if (!prof_stacks_count(t) && r == 0)
+			prof_warn("%s: no samples: nothing to draw", path);
+		return -2;
+	}
+	return r;
+}
+
 int prof_flame_heatmap_file(const char *input, const struct prof_flame_opts *fo,
-			    const char *output)
+			    uint64_t bucket_ns, const char *output)
 {
 	struct prof_flame_heatmap_opts o;
+	struct prof_flame_opts flame = *fo;
 	struct prof_heatmap hm;
 	struct prof_meta meta = PROF_META_INIT;
+	struct prof_stacks t;
+	const char *path = input && strcmp(input, "-") ? input : prof_spool_stdin();
 	int r;
 
 	prof_flame_heatmap_opts_init(&o);
@@ -426,14 +474,28 @@ int prof_flame_heatmap_file(const char *input, const struct prof_flame_opts *fo,
 	o.fontsize = fo->fontsize;
 	o.fonttype = fo->fonttype;
 	o.html = fo->html;
-	r = prof_flame_heatmap_read_tsv(input, &hm, &meta);
+	prof_stacks_init(&t, 1);
+	if (is_heatmap_tsv(path)) {
+		if (bucket_ns)
+			prof_info(1, "%s: a heat map TSV keeps its buckets: --bucket ignored",
+				  input ? input : "stdin");
+		r = prof_flame_heatmap_read_tsv(path, &hm, &meta);
+	} else {
+		r = read_recording(path, bucket_ns, &hm, &t, &meta);
+		o.stacks = &t;
+		o.flame = &flame;
+		o.input = input && strcmp(input, "-") ? input : NULL;
+	}
 	if (r > -2) {
 		o.event = prof_meta_get(&meta, "event");
 		o.unit = prof_meta_get(&meta, "unit");
+		if (o.unit && *o.unit && !strcmp(flame.countname, "samples"))
+			flame.countname = o.unit;
 		if (prof_flame_heatmap_write_file(&hm, &o, output))
 			r = -1;
 	}
 	prof_heatmap_release(&hm);
+	prof_stacks_release(&t);
 	prof_meta_release(&meta);
 	return r ? -1 : 0;
 }

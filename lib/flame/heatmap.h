@@ -22,6 +22,14 @@
  *     prof_heatmap_release(&hm); prof_meta_release(&meta);
  *
  * Every text (event, unit, titles) is XML-escaped.
+ *
+ * The HTML form of a heat map drawn from a recording (profrec TSV, perf
+ * script text), not from a TSV, lets the user select a range of cells,
+ * FlameScope's way (a first cell, then a last, in time order), and draws
+ * the flame graph of exactly that time range in the page, stating the
+ * equivalent `proffold --time-from A --time-to B FILE | profflame`: the
+ * cells' stacks are written into the page once, aggregated per cell, and
+ * its script sums a range's cells (heatmap_page.c).
  */
 #include "core/meta.h"
 #include "formats/heatmap.h"
@@ -37,6 +45,16 @@ struct prof_flame_heatmap_opts {
 	double fontsize;	/* 12 */
 	const char *fonttype;	/* "Verdana" (checked by prof_flame_font_ok()) */
 	int html;		/* an HTML page around the SVG */
+	/*
+	 * The HTML page's range selection: the table the heat map's cell
+	 * stacks refer to (NULL: cells without stacks, from a TSV; no
+	 * selection), the range flame graph's options (colours, fonts,
+	 * frame height, minimum width, countname), and the recording's name
+	 * in the command line the page states (NULL: standard input).
+	 */
+	const struct prof_stacks *stacks;
+	const struct prof_flame_opts *flame;
+	const char *input;
 };
 
 void prof_flame_heatmap_opts_init(struct prof_flame_heatmap_opts *o);
@@ -71,13 +89,17 @@ int prof_flame_heatmap_write_file(const struct prof_heatmap *hm,
 				  const struct prof_flame_heatmap_opts *o, const char *path);
 
 /*
- * profflame --heatmap: read input (proffold-heatmap TSV; NULL: standard
- * input) and write its heat map to output (as _write_file()), with the
- * title, subtitle, font and HTML choice of the flame graph options fo.
- * Returns 0, or -1 if anything failed (reported; malformed rows are
- * reported and the rest drawn).
+ * profflame --heatmap: read input (NULL or "-": standard input): a
+ * proffold-heatmap TSV (its header tells), else a recording that
+ * formats/profile.h reads (profrec TSV, perf script text), placed in
+ * buckets of bucket_ns (0: PROF_HEATMAP_DEFAULT_BUCKET_NS; a TSV keeps
+ * its own); and write its heat map to output (as _write_file()), with
+ * the title, subtitle, fonts and HTML choice of the flame graph options
+ * fo, which also draw a recording's range flame graphs. Returns 0, or -1
+ * if anything failed (reported; malformed rows or lines are reported and
+ * the rest drawn).
  */
 int prof_flame_heatmap_file(const char *input, const struct prof_flame_opts *fo,
-			    const char *output);
+			    uint64_t bucket_ns, const char *output);
 
 #endif

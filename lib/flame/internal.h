@@ -79,10 +79,35 @@ void prof_flame_add_document_start(struct prof_buf *b, int html, const char *tit
 void prof_flame_add_hex(struct prof_buf *b, uint32_t c);
 /* A JSON string literal safe inside <script> and CDATA (no <, >, &). */
 void prof_flame_add_js_string(struct prof_buf *b, const char *s);
+/* The same of the len bytes at s. */
+void prof_flame_add_js_string_len(struct prof_buf *b, const char *s, size_t len);
 /* Text for an XML comment: escaped, with no "--" and no trailing "-". */
 void prof_flame_add_comment_text(struct prof_buf *b, const char *s);
 
-/* The embedded script (script.c). */
+/*
+ * The heat map page's range selection (heatmap_page.c), written after the
+ * heat map's </svg> in its HTML form: with o->stacks, the cells' stacks
+ * and the script drawing a selected range's flame graph; without, a note
+ * that a heat map TSV has no stacks. Returns 0, or -1 on a write error.
+ */
+struct prof_heatmap;
+struct prof_flame_heatmap_opts;
+int prof_flame_heatmap_write_page(const struct prof_heatmap *hm,
+				  const struct prof_flame_heatmap_opts *o, struct prof_output *out);
+
+/* Whether white labels read better than black ones on fill 0xRRGGBB (svg.c). */
+int prof_flame_dark(uint32_t rgb);
+
+/*
+ * The style sheet of a flame graph (svg.c): <style> with fonts, buttons,
+ * frames, hidden and faded frames (the heat map page's range graph too).
+ */
+void prof_flame_add_style(struct prof_buf *b, const struct prof_flame_opts *o);
+
+/*
+ * The script (script.c): the definition of profFlame(fr, C), which makes
+ * the flame graph of frames group fr interactive with constants C.
+ */
 extern const char prof_flame_script[];
 
 #endif

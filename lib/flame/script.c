@@ -1,21 +1,27 @@
 /*
- * The script embedded in every flame graph (our own, not flamegraph.pl's).
- * It reads the frames back from the markup (rect x/width/y, title text),
- * so the SVG carries each frame once; zooming, fluid width, search and
- * labels are all one render(). svg.c writes the constants it reads (the
- * object C) before it.
+ * The script of every flame graph (our own, not flamegraph.pl's): one
+ * function, profFlame(fr, C), that makes the graph whose frames are the
+ * children of fr (the <g id="frames">) interactive. It reads the frames
+ * back from the markup (rect x/width/y, title text), so the SVG carries
+ * each frame once; zooming, fluid width, search and labels are all one
+ * render(). svg.c writes the constants (the object C) and the call; the
+ * heat map page (heatmap_page.c) calls it on each range's graph, which
+ * it builds with the same markup, with C.embedded: the page then owns
+ * the URL and the scrolling. The buttons and the details line are looked
+ * up inside fr's <svg>. It returns an object whose release() removes the
+ * window's listeners, for a page that replaces the graph.
  */
 #include "flame/internal.h"
 
 const char prof_flame_script[] =
-"(function () {\n"
+"function profFlame(fr, C) {\n"
 "\"use strict\";\n"
-"var doc = document, fr = doc.getElementById(\"frames\");\n"
-"if (!fr) return;\n"
-"var svg = fr.ownerSVGElement, NS = \"http://www.w3.org/2000/svg\";\n"
-"var details = doc.getElementById(\"details\"), matched = doc.getElementById(\"matched\");\n"
-"var unzoomBtn = doc.getElementById(\"unzoom\"), searchBtn = doc.getElementById(\"search\");\n"
-"var icBtn = doc.getElementById(\"ignorecase\");\n"
+"if (!fr) return null;\n"
+"var doc = document, svg = fr.ownerSVGElement, NS = \"http://www.w3.org/2000/svg\";\n"
+"function byId(id) { return svg.querySelector(\"#\" + id); }\n"
+"var details = byId(\"details\"), matched = byId(\"matched\");\n"
+"var unzoomBtn = byId(\"unzoom\"), searchBtn = byId(\"search\");\n"
+"var icBtn = byId(\"ignorecase\");\n"
 "var G = [], R = [], T = [], X = [], W = [], D = [], N = [], F = [], CP = [], HIT = [];\n"
 "var zi = -1, term = null, ic = false, E = 1e-6, pending = false;\n"
 "/* a tooltip is \"name (count unit, pct%...)\": the count has no spaces */\n"
@@ -81,6 +87,7 @@ const char prof_flame_script[] =
 "  unzoomBtn.classList.toggle(\"hide\", zi < 0);\n"
 "}\n"
 "function save() {\n"
+"  if (C.embedded) return;\n"
 "  var p = [];\n"
 "  if (zi >= 0) p.push(\"z=\" + zi);\n"
 "  if (term !== null) p.push(\"s=\" + encodeURIComponent(term));\n"
@@ -91,6 +98,7 @@ const char prof_flame_script[] =
 "  } catch (e) { /* no history (sandboxed) */ }\n"
 "}\n"
 "function load() {\n"
+"  if (C.embedded) return;\n"
 "  var h = location.hash.replace(/^#/, \"\").split(\"&\");\n"
 "  for (var j = 0; j < h.length; j++) {\n"
 "    var k = h[j].split(\"=\"), v;\n"
@@ -173,18 +181,20 @@ const char prof_flame_script[] =
 "svg.addEventListener(\"mouseout\", function (ev) {\n"
 "  if (frameOf(ev.target)) setText(details, \" \");\n"
 "}, false);\n"
-"window.addEventListener(\"keydown\", function (ev) {\n"
+"function onKey(ev) {\n"
 "  if (ev.key === \"F3\" || (ev.ctrlKey && (ev.key === \"f\" || ev.key === \"F\"))) {\n"
 "    ev.preventDefault(); askSearch();\n"
 "  } else if (ev.ctrlKey && (ev.key === \"i\" || ev.key === \"I\")) {\n"
 "    ev.preventDefault(); toggleCase();\n"
 "  }\n"
-"}, false);\n"
-"if (C.fluid) window.addEventListener(\"resize\", function () {\n"
+"}\n"
+"function onResize() {\n"
 "  if (pending) return;\n"
 "  pending = true;\n"
 "  window.requestAnimationFrame(function () { pending = false; render(); });\n"
-"}, false);\n"
+"}\n"
+"window.addEventListener(\"keydown\", onKey, false);\n"
+"if (C.fluid) window.addEventListener(\"resize\", onResize, false);\n"
 "load();\n"
 "icBtn.classList.toggle(\"show\", ic);\n"
 "/* fluid: the intrinsic size is for <img> (no script); here fill the window */\n"
@@ -193,8 +203,12 @@ const char prof_flame_script[] =
 "if (C.fluid || zi >= 0) render();\n"
 "if (term !== null) search();\n"
 "/* a flame graph taller than the window: show its bottom, where the root is */\n"
-"if (!C.inv && window.scrollY === 0) {\n"
+"if (!C.inv && !C.embedded && window.scrollY === 0) {\n"
 "  var bb = svg.getBoundingClientRect();\n"
 "  if (bb.bottom > window.innerHeight) window.scrollTo(0, bb.bottom - window.innerHeight);\n"
 "}\n"
-"})();\n";
+"return { release: function () {\n"
+"  window.removeEventListener(\"keydown\", onKey, false);\n"
+"  window.removeEventListener(\"resize\", onResize, false);\n"
+"} };\n"
+"}\n";

@@ -70,7 +70,7 @@ static double linear(uint32_t c)
  * contrast ratio against white beats the one against black when the
  * relative luminance is below 0.179.
  */
-static int dark(uint32_t rgb)
+int prof_flame_dark(uint32_t rgb)
 {
 	double l = 0.2126 * linear(rgb >> 16) + 0.7152 * linear((rgb >> 8) & 0xff) +
 		   0.0722 * linear(rgb & 0xff);
@@ -214,7 +214,7 @@ static void write_frame(struct prof_flame_writer *w, const struct prof_flame_nod
 	prof_buf_addstr(b, "\" fill=\"");
 	prof_flame_add_hex(b, fill);
 	/* labels white on dark fills (the class after fill: tests parse x..fill) */
-	prof_buf_addstr(b, dark(fill) ? "\" class=\"dk\"/>" : "\"/>");
+	prof_buf_addstr(b, prof_flame_dark(fill) ? "\" class=\"dk\"/>" : "\"/>");
 	write_label(w, n, name, len, h1, x2 - x1, y1);
 	prof_buf_addstr(b, a && a->href ? "</a>\n" : "</g>\n");
 	flush_some(w, 0);
@@ -238,7 +238,6 @@ static void write_prologue(struct prof_flame_writer *w, const char *title)
 {
 	const struct prof_flame_opts *o = w->o;
 	struct prof_buf *b = &w->b;
-	double fs = o->fontsize;
 
 	/* A fluid graph's script switches it to the window's width when it runs. */
 	prof_flame_add_document_start(b, o->html, title, w->width, w->height);
@@ -254,6 +253,13 @@ static void write_prologue(struct prof_flame_writer *w, const char *title)
 	prof_buf_addf(b, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
 		      "<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" "
 		      "offset=\"95%%\"/></linearGradient></defs>\n", o->bg1, o->bg2);
+	prof_flame_add_style(b, o);
+}
+
+void prof_flame_add_style(struct prof_buf *b, const struct prof_flame_opts *o)
+{
+	double fs = o->fontsize;
+
 	prof_buf_addstr(b, "<style type=\"text/css\">\ntext{font-family:");
 	prof_xml_escape(b, o->fonttype, strlen(o->fonttype));
 	prof_buf_addstr(b, ";font-size:");
@@ -335,7 +341,7 @@ static void write_tail(struct prof_flame_writer *w)
 	prof_flame_add_js_string(b, o->countname);
 	prof_buf_addstr(b, "};\n");
 	prof_buf_addstr(b, prof_flame_script);
-	prof_buf_addstr(b, "]]></script>\n</svg>\n");
+	prof_buf_addstr(b, "profFlame(document.getElementById(\"frames\"), C);\n]]></script>\n</svg>\n");
 	if (o->html)
 		prof_buf_addstr(b, "</body>\n</html>\n");
 }

@@ -76,10 +76,15 @@ void prof_flame_add_hex(struct prof_buf *b, uint32_t c)
 /* A JSON string literal safe inside <script> and CDATA (no <, >, &). */
 void prof_flame_add_js_string(struct prof_buf *b, const char *s)
 {
+	prof_flame_add_js_string_len(b, s, strlen(s));
+}
+
+void prof_flame_add_js_string_len(struct prof_buf *b, const char *s, size_t len)
+{
 	struct prof_buf tmp = PROF_BUF_INIT;
 	size_t i;
 
-	prof_json_escape(&tmp, s, strlen(s));
+	prof_json_escape(&tmp, s, len);
 	prof_buf_addch(b, '"');
 	for (i = 0; i < tmp.len; i++) {
 		char c = tmp.data[i];

@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
+#include "base/error.h"
+#include "base/units.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "formats/folded.h"
 #include "formats/heatmap.h"
+#include "formats/profile.h"
 #include "io/output.h"
 
 #define NS_PER_S 1000000000ULL
@@ -21,6 +24,20 @@ int prof_heatmap_bucket_ok(uint64_t bucket_ns)
 {
 	return bucket_ns >= MIN_BUCKET_NS && bucket_ns <= NS_PER_S &&
 	       NS_PER_S % bucket_ns == 0 ? 0 : -1;
+}
+
+int prof_heatmap_bucket_parse(const char *arg, uint64_t *bucket_ns)
+{
+	double s;
+	uint64_t ns;
+
+	if (prof_parse_duration(arg, 1.0, &s) || !(s > 0) || s > 1)
+		return -1;
+	ns = (uint64_t)(s * 1e9 + 0.5);
+	if (prof_heatmap_bucket_ok(ns))
+		return -1;
+	*bucket_ns = ns;
+	return 0;
 }
 
 void prof_heatmap_init(struct prof_heatmap *hm, uint64_t bucket_ns)
@@ -112,6 +129,31 @@ void prof_heatmap_finish(struct prof_heatmap *hm)
 			i++;
 		hm->start[c] = i;
 	}
+}
+
+int prof_heatmap_read(const char *const *paths, size_t n, struct prof_profile_opts *opts,
+		      struct prof_heatmap *hm, struct prof_stacks *t, struct prof_meta *meta)
+{
+	struct prof_profile_summary sum;
+	int rval = 0;
+
+	opts->on_sample = prof_heatmap_on_sample;
+	opts->on_sample_ctx = hm;
+	if (prof_profile_read_all(paths, n, opts, t, meta, &sum))
+		rval = -1;
+	prof_heatmap_finish(hm);
+	if (hm->untimed)
+		prof_warn("%lu sample%s without a time left out of the heat map", hm->untimed,
+			  hm->untimed == 1 ? "" : "s");
+	if (hm->too_late)
+		prof_warn("%lu sample%s too late for the heat map (after %u cells) left out",
+			  hm->too_late, hm->too_late == 1 ? "" : "s", PROF_HEATMAP_MAX_CELLS);
+	if (!hm->ncells && prof_stacks_count(t)) {
+		prof_warn("no sample times to place in the heat map (folded stacks have none: "
+			  "use profrec TSV or perf script text with its time field)");
+		rval = -1;
+	}
+	return rval;
 }
 
 unsigned long prof_heatmap_range_stacks(const struct prof_heatmap *hm,

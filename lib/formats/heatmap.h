@@ -62,6 +62,9 @@ struct prof_heatmap {
 					 * (a time far off: not placed) */
 };
 
+/* The bucket unless told: FlameScope's 20 ms, 50 rows a second. */
+#define PROF_HEATMAP_DEFAULT_BUCKET_NS 20000000u
+
 /* The most cells a heat map holds: 16M (93 h of 20 ms buckets). */
 #define PROF_HEATMAP_MAX_CELLS (16u << 20)
 
@@ -71,6 +74,13 @@ struct prof_heatmap {
  * Else -1.
  */
 int prof_heatmap_bucket_ok(uint64_t bucket_ns);
+
+/*
+ * Parse a bucket option's value arg (a duration, bare numbers in seconds:
+ * "20ms", "0.05") into *bucket_ns. Returns 0, or -1 if arg is not a
+ * duration or not a usable bucket (prof_heatmap_bucket_ok).
+ */
+int prof_heatmap_bucket_parse(const char *arg, uint64_t *bucket_ns);
 
 /* An empty heat map of buckets of bucket_ns (prof_heatmap_bucket_ok). */
 void prof_heatmap_init(struct prof_heatmap *hm, uint64_t bucket_ns);
@@ -85,6 +95,20 @@ void prof_heatmap_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_
 
 /* Aggregate the cells' stacks; call once, after the last sample. */
 void prof_heatmap_finish(struct prof_heatmap *hm);
+
+/*
+ * Read paths[0..n) (n == 0: standard input) as prof_profile_read_all()
+ * does with opts (its on_sample is set here) into the heat map hm
+ * (initialised by the caller with its bucket), the table t its cell
+ * stacks refer to (initialised by the caller) and meta, then finish hm.
+ * Samples without a time or too late are reported (a warning each), and
+ * so is an input with stacks but no sample times (folded stacks).
+ * Returns 0, or -1 if an input failed (reported) or no sample could be
+ * placed though stacks were read.
+ */
+struct prof_profile_opts;
+int prof_heatmap_read(const char *const *paths, size_t n, struct prof_profile_opts *opts,
+		      struct prof_heatmap *hm, struct prof_stacks *t, struct prof_meta *meta);
 
 /*
  * The stacks of the cells whose time lies in [from_ns, to_ns) (to_ns

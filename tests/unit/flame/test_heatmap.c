@@ -1,8 +1,9 @@
 /*
  * lib/flame/heatmap.c: proffold-heatmap TSV read back into cells (bucket
  * from the metadata or the offsets, other events skipped, malformed rows
- * and foreign input refused), and the drawn document (one rect per
- * cell, colours darker with weight, tooltips, escaping).
+ * and foreign input refused), the drawn document (one rect per cell,
+ * colours darker with weight, tooltips, escaping), and the HTML page of
+ * a recording: its range selection data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +108,7 @@ int main(void)
 
 		close(fd);
 		prof_flame_opts_init(&fo);
-		CHECK(prof_flame_heatmap_file(in, &fo, out) == 0);
+		CHECK(prof_flame_heatmap_file(in, &fo, 0, out) == 0);
 		svg = prof_read_file(out, &read_len);
 		CHECK(svg && strstr(svg, "<g id=\"cells\">"));
 		CHECK(svg && strstr(svg, "<title>1.000 s - 1.500 s (second 1, 0-500 ms): "
@@ -121,6 +122,41 @@ int main(void)
 		CHECK(svg && green_of(svg, 1, 1) > green_of(svg, 1, 0));
 		CHECK(svg && strstr(svg, ">4.00 ms (the heaviest cell)</text>"));
 		free(svg);
+		unlink(in);
+		unlink(out);
+		free(in);
+		free(out);
+	}
+
+	TEST("a recording as HTML: names and stacks once, cells of (stack, weight), escaped") {
+		/* 2 samples of a;b in cell 0, one of a;<c> in cell 0, one of a;b in cell 2 */
+		char *in = unit_temp_file("time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n"
+				     "1000000\t1\t1\tx\t0\tcpu-clock\t5\t1\ta;b\n"
+				     "2000000\t1\t1\tx\t0\tcpu-clock\t7\t1\t\n"
+				     "3000000\t1\t1\tx\t0\tcpu-clock\t11\t2\ta;</script><c>\n"
+				     "45000000\t1\t1\tx\t0\tcpu-clock\t13\t1\t\n");
+		char *out = strdup("/tmp/test_heatmap_html.XXXXXX"), *html, *script;
+		size_t read_len;
+		struct prof_flame_opts fo;
+		int fd = mkstemp(out);
+
+		close(fd);
+		prof_flame_opts_init(&fo);
+		fo.html = 1;
+		CHECK(prof_flame_heatmap_file(in, &fo, 0, out) == 0);
+		html = prof_read_file(out, &read_len);
+		script = html ? strstr(html, "var HM = ") : NULL;
+		CHECK(script != NULL);
+		/* names in byte order, each once; the root x is the comm */
+		CHECK(script && strstr(script, "\nnames: [\"\\u003c/script\\u003e\\u003cc\\u003e\",\"a\",\"b\",\"x\"],"));
+		CHECK(script && strstr(script, "\nstacks: [[3,1,2],[3,1,0]],"));
+		/* cell 0: 3 samples, a;b 12, a;<c> 11; cell 1 empty; cell 2: a;b 13; the
+		 * rest of the second's 50 cells empty */
+		CHECK(script && strstr(script, "\ncells: [[3,0,12,1,11],0,[1,0,13],0,0,0,"));
+		CHECK(script && strstr(script, ",0,0,0]};\nfunction profFlame(fr, C) {"));
+		CHECK(script && strstr(script, "input: \""));
+		CHECK(html && !strstr(html, "<c>"));
+		free(html);
 		unlink(in);
 		unlink(out);
 		free(in);
