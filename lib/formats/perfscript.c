@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
+#include "base/demangle.h"
 #include "base/xalloc.h"
 #include "core/intern.h"
 #include "formats/perfscript.h"
@@ -187,7 +188,7 @@ static uint32_t intern_frame_piece(struct prof_perfscript *ps, const char *f, si
 {
 	const struct prof_perfscript_opts *o = ps->o;
 	struct prof_buf *b = &ps->scratch;
-	char *s;
+	char *s, *d;
 	size_t i, j, len;
 
 	prof_buf_reset(b);
@@ -209,6 +210,9 @@ static uint32_t intern_frame_piece(struct prof_perfscript *ps, const char *f, si
 			prof_buf_addch(b, '>');
 		}
 		prof_buf_addch(b, ']');
+	} else if (!o->no_demangle && prof_demangle_candidate(f, n) && (d = prof_demangle(f, n))) {
+		prof_buf_add(b, d, strlen(d));
+		free(d);
 	} else {
 		prof_buf_add(b, f, n);
 	}

@@ -30,6 +30,11 @@
  *  - cpp_names (ext): cut only at the first '(' outside <...>/{...} and
  *    not in "operator()", and keep "(anonymous namespace)::f" frames.
  *  - mark_inlined (ext): frames whose dso is "(inlined)" get "_[i]".
+ *  - (ext) A symbol that is a mangled C++ or Rust name (perf script
+ *    --no-demangle, or a perf built without a demangler) is demangled
+ *    first (base/demangle.h: as perf prints it, Rust without its hash),
+ *    then tidied as above, so it folds to the frame perf's demangled
+ *    output gives; no_demangle keeps it as it is (the Perl script's way).
  *  - (ext) A trailing "\r" is removed like the newline; the last sample is
  *    kept even without a final empty line (the Perl script loses it).
  *  - (ext) A sample without call chain is one line carrying its frame,
@@ -65,6 +70,7 @@ struct prof_perfscript_opts {
 	int counts;		/* weight 1 per sample, ignoring periods */
 	int cpp_names;		/* C++-aware argument-list cutting */
 	int mark_inlined;	/* "_[i]" on "(inlined)" frames */
+	int no_demangle;	/* keep mangled C++ and Rust names */
 	const char *event_filter;	/* NULL or "": the first event */
 	int time_window;	/* keep samples in [time_from, time_to) */
 	uint64_t time_from_ns;	/* relative to the first sample's time */
