@@ -30,12 +30,14 @@
 #include "core/meta.h"
 #include "io/output.h"
 #include "record/recorder.h"
+#include "record/rotate.h"
 
 #define SYNOPSIS \
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
-	"               [--debuginfod] [--no-demangle] [--] [command [argument ...]]"
+	"               [--debuginfod] [--no-demangle] [--rotate interval [--keep n] [--max-bytes size]]\n" \
+	"               [--] [command [argument ...]]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -60,19 +62,23 @@ static const char help_text[] =
 	"      --call-graph=MODE    fp (default), dwarf[,STACK_BYTES] (default 8192), none\n"
 	"      --debuginfod         let the symbolizer ask debuginfod servers (network)\n"
 	"      --folded             write aggregated folded stacks (root = command name)\n"
+	"      --keep=N             --rotate: keep the newest N interval files of DIR\n"
 	"      --lines              add file:line to frame names\n"
+	"      --max-bytes=SIZE     --rotate: delete the oldest files beyond SIZE in all\n"
 	"      --no-demangle        keep C++ and Rust names mangled, as the binary has them\n"
 	"      --no-header          with --folded: no leading \"# key=value\" metadata line\n"
 	"      --no-inherit         do not follow children and new threads\n"
 	"      --no-inline          no inlined frames\n"
 	"      --off-cpu            record where threads block (event offcpu-time, ns)\n"
+	"      --rotate=INTERVAL    -o DIR: a file per INTERVAL (whole seconds, on UTC\n"
+	"                           multiples) DIR/profrec-YYYYMMDDTHHMMSSZ.tsv until stopped\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"Exit status: the command's status (126 cannot execute, 127 not found,\n"
 	"128+N killed by signal N); without a command 0; 1 on failure; 2 usage.\n";
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_LINES, OPT_NO_DEMANGLE, OPT_NO_HEADER,
-       OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU };
+enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_KEEP, OPT_LINES, OPT_MAX_BYTES,
+       OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU, OPT_ROTATE };
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -84,7 +90,9 @@ static const struct option longopts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
@@ -94,6 +102,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "rotate", required_argument, NULL, OPT_ROTATE },
 	{ "tid", required_argument, NULL, 't' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
@@ -104,6 +113,7 @@ struct args {
 	struct prof_recorder_options opt;
 	struct prof_record_target target;
 	struct prof_child child;
+	struct prof_rotate_options rotate;
 	int *pids;
 	double duration;
 	const char *output;
@@ -170,6 +180,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 {
 	struct prof_recorder_options *o = &a->opt;
 	int c, m_set = 0, offcpu = 0;
+	const char *why;
 	uint64_t v;
 
 	while ((c = prof_getopt_long(argc, argv, "+ac:d:e:F:ghm:o:p:qt:v", longopts, NULL)) != -1) {
@@ -251,6 +262,14 @@ static int parse_options(struct args *a, int argc, char **argv)
 		case OPT_OFF_CPU:
 			offcpu = 1;
 			break;
+		case OPT_KEEP:
+		case OPT_MAX_BYTES:
+		case OPT_ROTATE:
+			why = prof_rotate_option(&a->rotate, c == OPT_KEEP ? "keep" :
+						 c == OPT_ROTATE ? "rotate" : "max-bytes", optarg);
+			if (why)
+				prof_usage_error(SYNOPSIS, "%s", why);
+			break;
 		case PROF_OPT_LIST_OPTIONS:
 			prof_list_option_values(longopts, (const struct prof_option_values[]){
 				{ "call-graph", "fp,dwarf,none" },
@@ -275,6 +294,10 @@ static int parse_options(struct args *a, int argc, char **argv)
 /* The operands and the combinations of options that make no sense. */
 static void validate(struct args *a, int argc, char **argv)
 {
+	const char *why = prof_rotate_check(&a->rotate, a->output, a->no_header);
+
+	if (why)
+		prof_usage_error(SYNOPSIS, "%s", why);
 	if ((argc > 0) + (a->target.npids > 0) + a->target.all_cpus > 1)
 		prof_usage_error(SYNOPSIS, "give one of a command, -p, -t or -a");
 	if (argc == 0 && !a->target.npids && !a->target.all_cpus)
@@ -320,7 +343,7 @@ static int record(struct prof_recorder *r, struct args *a, struct prof_output *o
 	double secs;
 
 	status = prof_recorder_run(r, a->duration, &stop);
-	if (prof_output_broken_pipe(out)) {
+	if (out && prof_output_broken_pipe(out)) {
 		/* "profrec ... | head": end as a writer does when its reader left. */
 		prof_output_abort(out);
 		signal(SIGPIPE, SIG_DFL);
@@ -330,7 +353,7 @@ static int record(struct prof_recorder *r, struct args *a, struct prof_output *o
 		rval = PROF_EXIT_FAIL;
 	secs = (double)(prof_now_ns() - r->start_ns) / 1e9;
 	/* A failed write leaves no file (or the old one): claim no bytes. */
-	out_failed = prof_output_close(out) != 0;
+	out_failed = out && prof_output_close(out) != 0;
 	if (out_failed)
 		rval = PROF_EXIT_FAIL;
 	else if (a->output && strcmp(a->output, "-") != 0 && stat(a->output, &st) == 0)
@@ -361,9 +384,9 @@ int main(int argc, char **argv)
 	if (!a.opt.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
 	/* Open the output first: an unwritable file fails before any work. */
-	out = prof_output_open(a.output, PROF_OUT_STREAM,
+	out = a.rotate.interval_s ? NULL : prof_output_open(a.output, PROF_OUT_STREAM,
 			       a.output ? prof_compression_from_suffix(a.output) : PROF_COMP_NONE);
-	if (!out) {
+	if (!out && !a.rotate.interval_s) {
 		free(a.pids);
 		return PROF_EXIT_FAIL;
 	}
@@ -381,7 +404,8 @@ int main(int argc, char **argv)
 	}
 	a.target.child = a.child.pid;
 	prof_recorder_init(&r, &a.opt, &a.target, out);
-	if (prof_recorder_open(&r, a.quiet) != 0) {
+	if ((a.rotate.interval_s && prof_recorder_rotate(&r, &a.rotate) != 0) ||
+	    prof_recorder_open(&r, a.quiet) != 0) {
 		if (a.target.child > 0) {
 			kill(a.target.child, SIGKILL);
 			while (waitpid(a.target.child, NULL, 0) < 0 && errno == EINTR)

@@ -821,3 +821,120 @@ if $CC -O1 -fPIC -shared -fno-omit-frame-pointer -o "$TMP/libspinh.so" "$TMP/spi
 else
 	fail "stripped library: build"
 fi
+
+# ---- --rotate: a file per interval ----
+# rot_check DIR SECONDS: every file of DIR is an interval file, valid (TSV or
+# folded), complete in itself (each stack and mapping id used has its
+# text in that file), its rows inside its interval; the intervals follow
+# one another (from = the previous until), none longer than SECONDS, all
+# but the first and the last exactly SECONDS ending on a second, each
+# named after its start. Prints
+# "FILES ROWS" (ROWS: TSV sample rows, or the folded counts' sum), or
+# the first problem on stderr and returns 1.
+rot_check() {
+	_prev= _files=0 _rows=0 _mid=
+	_all=$(ls -A "$1")
+	for _f in $_all; do
+		case $_f in
+		profrec-[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z.tsv)
+			"$TSVCHECK" profrec-samples "$1/$_f" >/dev/null || { echo "$_f: invalid TSV" >&2; return 1; } ;;
+		profrec-*Z.folded) ;;
+		*) echo "unexpected file $_f" >&2; return 1 ;;
+		esac
+		_out=$(awk -F'\t' -v name="$_f" -v prev="$_prev" -v len="$2" '
+			NR == 1 {
+				n = split($0, kv, " ")
+				for (i = 2; i <= n; i++) { split(kv[i], p, "="); m[p[1]] = p[2] }
+				if (m["from"] == "" || m["until"] == "") { print "no from/until"; exit 1 }
+				if (prev != "" && m["from"] != prev) { print "from " m["from"] " after until " prev; exit 1 }
+				if (m["until"] - m["from"] > len + 0.0005 || m["until"] < m["from"]) { print "interval " m["from"] ".." m["until"]; exit 1 }
+				t = substr(name, 9, 15)
+				iso = substr(t, 1, 4) "-" substr(t, 5, 2) "-" substr(t, 7, 2) "T" substr(t, 10, 2) ":" substr(t, 12, 2) ":" substr(t, 14, 2) "Z"
+				if (m["start_time"] != iso) { print "start_time " m["start_time"] " in " name; exit 1 }
+				next
+			}
+			$1 == "time_ns" { next }
+			name ~ /folded$/ { c = $0; sub(/.* /, "", c); rows += c; next }
+			{
+				rows++
+				if ($9 != "") s[$8] = 1
+				if (!($8 in s)) { print "stack id " $8 " without its text"; exit 1 }
+				if ($11 != "" && $12 != "") mp[$11] = 1
+				if ($11 != "" && !($11 in mp)) { print "map id " $11 " without its text"; exit 1 }
+				if (m["from"] + $1 / 1e9 > m["until"] + 0.0015) { print "row at +" $1 " ns after until"; exit 1 }
+			}
+			END { printf "%s %s %d\n", m["from"], m["until"], rows }' "$1/$_f") ||
+			{ echo "$_f: $_out" >&2; return 1; }
+		set -- "$1" "$2" $_out
+		_prev=$4 _rows=$((_rows + $5)) _files=$((_files + 1))
+		_mid="$_mid $3-$4"
+	done
+	# every interval but the first and the last: SECONDS long, on the second
+	echo "$_mid" | awk -v len="$2" '{ for (i = 2; i < NF; i++) { split($i, b, "-"); if (b[2] - b[1] < len - 0.0005 || b[2] !~ /\.000$/) { print "interval " $i " not " len " s on the second" > "/dev/stderr"; exit 1 } } }' || return 1
+	echo "$_files $_rows"
+}
+# summary_samples FILE: the "N samples" of profrec's summary in FILE.
+summary_samples() {
+	sed -n 's/^profrec: [^,]*, \([0-9]*\) samples\{0,1\} .*/\1/p' "$1"
+}
+
+RW=3.5
+[ -n "$SANITIZE" ] && RW=2
+run "$P" --rotate 1s -o "$TMP/rot/" -- "$TMP/wl" -s $RW split
+got=$(rot_check "$TMP/rot" 1 2>"$TMP/rot.why")
+want=$(summary_samples "$TMP/stderr")
+set -- $got
+if [ "$STATUS" != 0 ]; then
+	fail "--rotate 1s: one file per second" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+elif [ -z "$got" ]; then
+	fail "--rotate 1s: files well formed, contiguous, each complete" "$(cat "$TMP/rot.why")"
+elif [ "$1" -lt 4 ] || [ "$2" != "$want" ] || [ "$2" -lt 1000 ]; then
+	fail "--rotate 1s: every sample in one file" "$1 files, $2 rows, summary $want samples"
+else
+	pass "--rotate 1s: $1 files of a ${RW} s run, contiguous, each complete; $2 rows = the summary's samples"
+	assert "--rotate: the summary names the files" grep -q "to $1 files in $TMP/rot\$" "$TMP/stderr"
+fi
+
+run "$P" -q --rotate 1s --keep 2 --folded -o "$TMP/keep" -- "$TMP/wl" -s 2.5 split
+got=$(rot_check "$TMP/keep" 1 2>"$TMP/keep.why")
+set -- $got
+if [ "$STATUS" = 0 ] && [ "${1:-}" = 2 ] && [ "$(ls -A "$TMP/keep" | grep -c '\.folded$')" = 2 ] &&
+	[ "$2" -ge 1 ]; then
+	pass "--rotate --keep 2 --folded: the newest two files, contiguous ($2 samples)"
+else
+	fail "--rotate --keep 2 --folded: the newest two files" "exit $STATUS, [$got] $(cat "$TMP/keep.why") $(ls -A "$TMP/keep" | tr '\n' ' ')"
+fi
+
+# -p, stopped by SIGINT mid-interval: the last interval written, cut at the
+# stop, no hidden file left; -p without a command exits 0.
+"$TMP/wl" forever &
+wp=$!
+"$SIGSTATE" -d 2 "$P" --rotate 60s -p $wp -o "$TMP/rint" 2>"$TMP/rint.err" &
+rp=$!
+_i=0
+while [ $_i -lt 100 ] && [ "$(cat "$TMP/rint"/.*profrec-* 2>/dev/null | grep -vc '^#')" -lt 300 ]; do
+	sleep 0.2
+	_i=$((_i + 1))
+done
+stop_rec $rp INT
+kill $wp 2>/dev/null
+wait $wp 2>/dev/null
+got=$(rot_check "$TMP/rint" 60 2>"$TMP/rint.why")
+set -- $got
+last=$(ls "$TMP/rint" | tail -n 1)
+cut=$(head -n 1 "$TMP/rint/$last" | tr ' ' '\n' | awk -F= '$1 == "from" { f = $2 } $1 == "until" { u = $2 } END { print u - f }')
+if [ "$st" = 0 ] && [ -n "$got" ] && [ "$2" = "$(summary_samples "$TMP/rint.err")" ] && [ "$2" -ge 250 ] &&
+	awk -v c="$cut" 'BEGIN { exit !(c > 0 && c < 59.9) }' &&
+	[ -z "$(ls -A "$TMP/rint" | grep '^\.')" ]; then
+	pass "--rotate, SIGINT mid-interval: the last interval written (cut at ${cut} s), $2 samples, no hidden file"
+else
+	fail "--rotate, SIGINT mid-interval: the last interval written" \
+		"exit $st, [$got] cut $cut; $(cat "$TMP/rint.why") $(ls -A "$TMP/rint" | tr '\n' ' ') $(head -c 200 "$TMP/rint.err")"
+fi
+
+check_error "--keep needs --rotate" 2 'need --rotate' "$P" --keep 2 -o "$TMP/x" -- true
+check_error "--rotate needs -o DIR" 2 'needs -o DIR' "$P" --rotate 1s -- true
+check_error "--rotate: whole seconds" 2 "invalid interval '1.5s'" "$P" --rotate 1.5s -o "$TMP/x" -- true
+check_error "--rotate: no --no-header" 2 'no --no-header' "$P" --rotate 1s --folded --no-header -o "$TMP/x" -- true
+: >"$TMP/plain"
+check_error "--rotate: -o names a file" 1 "plain: Not a directory" "$P" --rotate 1s -o "$TMP/plain" -- true

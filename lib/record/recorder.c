@@ -20,6 +20,7 @@
 #include "core/meta.h"
 #include "io/output.h"
 #include "record/recorder.h"
+#include "record/rotate.h"
 #include "symbolize/dwarf_unwind.h"
 #include "symbolize/symbolize.h"
 
@@ -53,6 +54,7 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 void prof_recorder_release(struct prof_recorder *r)
 {
 	prof_perf_release(&r->perf);
+	prof_rotation_free(r->rot);
 	prof_sample_writer_release(&r->writer);
 	prof_threads_release(&r->threads);	/* before the unwinder and symbolizer */
 	prof_callchain_release(&r->chain);
@@ -60,6 +62,12 @@ void prof_recorder_release(struct prof_recorder *r)
 	prof_unwinder_free(r->unw);
 	prof_symbolizer_free(r->sym);
 	memset(r, 0, sizeof(*r));
+}
+
+int prof_recorder_rotate(struct prof_recorder *r, const struct prof_rotate_options *o)
+{
+	r->rot = prof_rotation_new(o, r->opt.folded);
+	return r->rot ? 0 : -1;
 }
 
 /* ---- metadata ---- */
@@ -131,7 +139,7 @@ void prof_recorder_meta(const struct prof_recorder *r, struct prof_meta *m)
 
 int prof_recorder_begin(struct prof_recorder *r, const struct prof_meta *meta)
 {
-	int rc = prof_sample_writer_begin(&r->writer, meta);
+	int rc = r->rot ? 0 : prof_sample_writer_begin(&r->writer, meta);
 
 	/* Attached processes: their mappings now, while they are there. */
 	for (size_t i = 0; i < r->target.npids; i++) {
@@ -148,6 +156,8 @@ int prof_recorder_begin(struct prof_recorder *r, const struct prof_meta *meta)
 	}
 	r->start_ns = prof_now_ns();
 	r->writer.start_ns = r->start_ns;
+	if (r->rot && prof_rotation_begin(r->rot, &r->writer, meta, r->start_ns) != 0)
+		rc = -1;
 	return rc;
 }
 
@@ -227,7 +237,9 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 	struct prof_comm comm;
 	struct prof_rec_task task;
 
-	(void)time;
+	/* A rotation's interval ends with the first record after it. */
+	if (r->rot && time >= r->rot->until_ns)
+		prof_rotation_advance(r->rot, &r->writer, time);
 	switch (hdr->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(r, hdr);
@@ -300,12 +312,15 @@ static int stop_child(pid_t child, const struct prof_recorder_stop *stop)
 	return prof_exit_status(ws);
 }
 
+/* Records come at most this late after their time (perfevent.h's margin, and more). */
+#define ROTATE_SLACK_NS 10000000ULL
+
 int prof_recorder_run(struct prof_recorder *r, double duration,
 		      const struct prof_recorder_stop *stop)
 {
 	pid_t child = r->target.child;
 	int status = -1, pidfd = -1, ws;
-	uint64_t t_end, last_flush = r->start_ns, now;
+	uint64_t t_end, last_flush = r->start_ns, now, drained;
 
 	/* Readable when the command exits: no wait for the poll timeout. */
 	if (child > 0)
@@ -317,7 +332,15 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 			break;
 		}
 		prof_perf_poll(&r->perf, 100, pidfd);
+		drained = prof_now_ns();
 		prof_perf_drain(&r->perf, 0, prof_recorder_record, r);
+		/*
+		 * Every record older than the drain's start (less its 1 ms
+		 * margin) has come: an interval that ended before then is
+		 * complete even when no record after it has come yet.
+		 */
+		if (r->rot)
+			prof_rotation_advance(r->rot, &r->writer, drained - ROTATE_SLACK_NS);
 		now = prof_now_ns();
 		if (now >= t_end)
 			break;
@@ -332,6 +355,7 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 			break;
 	}
 	prof_perf_disable(&r->perf);
+	r->end_ns = prof_now_ns();
 	prof_perf_drain(&r->perf, 1, prof_recorder_record, r);
 	if (pidfd >= 0)
 		close(pidfd);
@@ -349,6 +373,11 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 	struct prof_buf b = PROF_BUF_INIT;
 	char dur[32], size[32];
 
+	if (r->rot) {
+		bytes = r->rot->bytes;
+		name = prof_rotation_describe(r->rot);
+		out_failed = r->rot->failed > 0;
+	}
 	for (int e = 0; e < r->opt.nevents; e++) {
 		total += st->samples[e];
 		prof_buf_addf(&b, "%s%s %llu", e ? ", " : "", r->opt.events[e]->name, st->samples[e]);
@@ -386,5 +415,7 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)
 {
+	if (r->rot)
+		return prof_rotation_finish(r->rot, &r->writer, r->end_ns ? r->end_ns : prof_now_ns());
 	return prof_sample_writer_finish(&r->writer, meta);
 }

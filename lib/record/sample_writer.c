@@ -49,6 +49,21 @@ int prof_sample_writer_begin(struct prof_sample_writer *w, const struct prof_met
 	return rc;
 }
 
+void prof_sample_writer_restart(struct prof_sample_writer *w, struct prof_output *out,
+				uint64_t start_ns)
+{
+	w->out = out;
+	w->start_ns = start_ns;
+	if (w->written)
+		memset(w->written, 0, w->written_words * sizeof(*w->written));
+	prof_intern_release(&w->maps);
+	prof_intern_init(&w->maps);
+	if (w->folded)
+		for (size_t id = 0; id < prof_stacks_count(w->stacks); id++)
+			memset(prof_stacks_weights(w->stacks, (uint32_t)id), 0,
+			       w->stacks->nweights * sizeof(prof_weight));
+}
+
 /* Whether stack id's text was written already; marks it written. */
 static int written_before(struct prof_sample_writer *w, uint32_t id)
 {
@@ -131,7 +146,33 @@ void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_samp
 
 int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_meta *meta)
 {
+	struct prof_stacks used;
+	uint32_t *f = NULL;
+	size_t depth, cap = 0;
+	int rc;
+
 	if (!w->folded)
 		return 0;
-	return prof_folded_write(w->stacks, meta, 1, w->out);
+	/* The stacks of weight 0 left out: the table copied without them. */
+	prof_stacks_init(&used, 1);
+	for (size_t id = 0; id < prof_stacks_count(w->stacks); id++) {
+		const prof_weight *wt = prof_stacks_weights(w->stacks, (uint32_t)id);
+		const uint32_t *src = prof_stacks_frames(w->stacks, (uint32_t)id, &depth);
+
+		if (*wt == 0)
+			continue;
+		if (depth > cap)
+			f = xreallocarray(f, cap = depth, sizeof(*f));
+		for (size_t i = 0; i < depth; i++) {
+			size_t len;
+			const char *name = prof_stacks_frame_name(w->stacks, src[i], &len);
+
+			f[i] = prof_stacks_frame(&used, name, len);
+		}
+		prof_stacks_add(&used, f, depth, wt);
+	}
+	rc = prof_folded_write(&used, meta, 1, w->out);
+	free(f);
+	prof_stacks_release(&used);
+	return rc;
 }

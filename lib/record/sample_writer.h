@@ -68,8 +68,20 @@ int prof_sample_writer_begin(struct prof_sample_writer *w, const struct prof_met
 void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_sample_row *row);
 
 /*
+ * Start over on out, the next file of a rotating recording (rotate.h),
+ * whose time 0 is start_ns: every stack's and mapping's text is written
+ * again at its first use, and folded weights start again from zero, so
+ * that each file is complete in itself. Call prof_sample_writer_begin()
+ * next.
+ */
+void prof_sample_writer_restart(struct prof_sample_writer *w, struct prof_output *out,
+				uint64_t start_ns);
+
+/*
  * End the output: folded output writes the table (meta's line first
- * unless meta is NULL); TSV has written everything. Returns 0 or -1
+ * unless meta is NULL), without the stacks of weight 0 (met in an
+ * earlier file of a rotation, or off-CPU switches whose thread never ran
+ * again); TSV has written everything. Returns 0 or -1
  * (write error, reported). The caller closes the output.
  */
 int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_meta *meta);
