@@ -213,3 +213,12 @@ void prof_base64(struct prof_buf *out, const void *p, size_t len)
 		prof_buf_add(out, quad, 4);
 	}
 }
+
+void prof_tsv_text(struct prof_buf *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		prof_buf_addch(out, c < ' ' || c == 0x7f ? ' ' : (char)c);
+	}
+}

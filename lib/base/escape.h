@@ -21,6 +21,13 @@ void prof_xml_escape(struct prof_buf *out, const char *s, size_t len);
 /* Append s[0..len) as the inside of a JSON string (no quotes added). */
 void prof_json_escape(struct prof_buf *out, const char *s, size_t len);
 /*
+ * Append s[0..len) as one TSV field or terminal text: control characters
+ * (tab, newline, carriage return, ESC, NUL, DEL) become spaces, so a
+ * name can neither split a row nor drive a terminal. Other bytes pass.
+ */
+void prof_tsv_text(struct prof_buf *out, const char *s, size_t len);
+
+/*
  * Append p[0..len) in base64 (RFC 4648, with padding, no line breaks):
  * for data: URLs, which carry any bytes through HTML unchanged.
  */

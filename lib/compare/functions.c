@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
+#include "base/escape.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "compare/functions.h"
@@ -19,6 +20,7 @@ static void add_side(struct prof_functions *out, size_t *cap, const struct prof_
 	size_t n;
 	prof_weight grand;
 	struct prof_top_row *rows = prof_top_compute(t, 0, &n, &grand);
+	struct prof_buf safe = PROF_BUF_INIT;
 
 	if (new_side)
 		out->new_whole = grand;
@@ -27,8 +29,13 @@ static void add_side(struct prof_functions *out, size_t *cap, const struct prof_
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
 		const char *name = prof_stacks_frame_name(t, rows[i].frame, &len);
-		uint32_t id = prof_intern(&out->names, name, len);
 		struct prof_function_change *c;
+		uint32_t id;
+
+		/* as proffold --top prints it: no byte that splits a row */
+		prof_buf_reset(&safe);
+		prof_tsv_text(&safe, name, len);
+		id = prof_intern(&out->names, safe.data ? safe.data : "", safe.len);
 
 		if (id == out->n) {
 			if (out->n == *cap) {
@@ -46,6 +53,7 @@ static void add_side(struct prof_functions *out, size_t *cap, const struct prof_
 			c->base_total = rows[i].total;
 		}
 	}
+	prof_buf_release(&safe);
 	free(rows);
 }
 

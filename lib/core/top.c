@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
+#include "base/escape.h"
 #include "formats/folded.h"
 #include "io/output.h"
 #include "core/top.h"
@@ -180,18 +181,6 @@ void prof_top_format_value(char *buf, size_t n, prof_weight v, const char *unit,
 		prof_format_count(buf, v);
 }
 
-/* A frame name safe in a TSV field or a terminal line. */
-static void add_name(struct prof_buf *b, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		prof_buf_addch(b, c < ' ' || c == 0x7f ? ' ' : c);
-	}
-}
-
 /* What both report forms show. */
 struct report {
 	const struct prof_stacks *t;
@@ -231,7 +220,7 @@ static void write_human(const struct report *rp, struct prof_buf *b)
 		prof_top_format_value(v2, sizeof(v2), row->total, opts->unit, 1);
 		prof_buf_addf(b, "%4zu  %10s %6.2f%%  %10s %6.2f%%  ", i + 1, v1,
 			      share_pct(rp, row->self), v2, share_pct(rp, row->total));
-		add_name(b, s, len);
+		prof_tsv_text(b, s, len);
 		if (share_pct(rp, row->self) >= opts->threshold_pct)
 			prof_buf_addf(b, "  <- hot (self >= %g%%)", opts->threshold_pct);
 		prof_buf_addch(b, '\n');
@@ -269,7 +258,7 @@ static void write_tsv(const struct report *rp, const struct prof_meta *meta, str
 		const char *s = prof_stacks_frame_name(rp->t, row->frame, &len);
 
 		prof_buf_addf(b, "%zu\t", i + 1);
-		add_name(b, s, len);
+		prof_tsv_text(b, s, len);
 		prof_format_count(v1, row->self);
 		prof_format_count(v2, row->total);
 		prof_buf_addf(b, "\t%s\t%.2f\t%s\t%.2f\t%s\n", v1, share_pct(rp, row->self), v2,
@@ -300,7 +289,7 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 
 		if (i)
 			prof_buf_addstr(&rp.path, opts->human ? " > " : ";");
-		add_name(&rp.path, s, len);
+		prof_tsv_text(&rp.path, s, len);
 	}
 	if (opts->human)
 		write_human(&rp, &b);
