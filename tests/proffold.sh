@@ -330,6 +330,220 @@ check_error "-f folded on perf script: malformed lines with their numbers" 1 "k.
 	"$F" -f folded "$TMP/k.txt"
 check_error "unknown --format" 2 "unknown format 'svg'" "$F" -f svg "$TMP/k.txt"
 
+# ---- other profilers' output (lib/formats/import.h): one section each ------
+# Captures in tests/data (README there: eu-stack, gdb and perf report run on
+# stacks-work.c here; DTrace and bpftrace hand-written to their documented
+# form); FlameGraph's scripts' outputs on them in tests/data/flamegraph.
+D=$TESTS/data
+FG=${FLAMEGRAPH_DIR:-}
+# compare_fg NAME SCRIPT INPUT REFERENCE [OPTIONS]: the committed reference
+# output of a FlameGraph script, remade from FLAMEGRAPH_DIR when it is set
+compare_ref() {
+	_n=$1 _script=$2 _in=$3 _ref=$4
+	shift 4
+	gzip -dc "$D/flamegraph/$_ref" >"$TMP/ref.folded"
+	check_file "$_n: same as $_script (committed)" 0 "$TMP/ref.folded" "$F" -q --no-header "$@" "$_in"
+	if [ -n "$FG" ] && [ -f "$FG/$_script" ] && command -v perl >/dev/null 2>&1; then
+		# shellcheck disable=SC2086
+		perl "$FG/$_script" $_OPTS "$_in" >"$TMP/fgnow.folded" 2>/dev/null
+		if cmp -s "$TMP/fgnow.folded" "$TMP/ref.folded"; then
+			pass "$_n: $_script of FLAMEGRAPH_DIR gives the committed reference"
+		else
+			fail "$_n: $_script of FLAMEGRAPH_DIR gives the committed reference" \
+				"$(diff "$TMP/ref.folded" "$TMP/fgnow.folded" | head -n 5 | tr '\n' '|')"
+		fi
+	else
+		skip "$_n: $_script remade" "no FlameGraph checkout (FLAMEGRAPH_DIR) or perl"
+	fi
+}
+
+# -- DTrace (stackcollapse.pl's input): byte-identical to stackcollapse.pl
+_OPTS= compare_ref "dtrace" stackcollapse.pl "$D/dtrace.txt" dtrace.folded.gz
+check "dtrace: detected, metadata" 0 "# source=dtrace" sh -c "\"$F\" \"$D/dtrace.txt\" | head -n 1"
+if [ -n "$FG" ] && [ -f "$FG/example-dtrace-stacks.txt" ] && command -v perl >/dev/null 2>&1; then
+	perl "$FG/stackcollapse.pl" "$FG/example-dtrace-stacks.txt" >"$TMP/fgd.folded"
+	check_file "dtrace: FlameGraph's example-dtrace-stacks.txt as stackcollapse.pl" 0 "$TMP/fgd.folded" \
+		"$F" -q --no-header "$FG/example-dtrace-stacks.txt"
+else
+	skip "dtrace: FlameGraph's example-dtrace-stacks.txt" "no FlameGraph checkout (FLAMEGRAPH_DIR) or perl"
+fi
+# a Java class prefix "L" is dropped only before a class path (stackcollapse.pl drops any)
+printf '  Ljava/lang/Thread;.run+0x10\n  Lock::take+0x8\n  1\n' >"$TMP/java.d"
+check "dtrace: the L of Java class names only" 0 "Lock::take;java/lang/Thread:.run 1" \
+	"$F" -q --no-header -f dtrace "$TMP/java.d"
+printf '  a`f+0x1\n  2\n\n  a`g+0x1\n  a`h\n\n' >"$TMP/nocount.d"
+check_error "dtrace: frames without a count line" 1 "nocount.d:4: stack without a count line" \
+	"$F" "$TMP/nocount.d"
+printf '  a`f+0x1\n  99999999999999999999\n' >"$TMP/big.d"
+check_error "dtrace: a count above 2^64-1" 1 "big.d:2: count above 2\\^64-1" "$F" -f dtrace "$TMP/big.d"
+
+# -- bpftrace: as stackcollapse-bpftrace.pl, offsets cut and stacks added up
+gzip -dc "$D/flamegraph/bpftrace.folded.gz" | sed 's/+[0-9]*;/;/g; s/+[0-9]* / /' >"$TMP/bpf.ref"
+"$F" -q --no-header "$TMP/bpf.ref" >"$TMP/bpf.want"
+check_file "bpftrace: stackcollapse-bpftrace.pl's stacks, offsets cut, added up" 0 "$TMP/bpf.want" \
+	"$F" -q --no-header "$D/bpftrace.txt"
+check "bpftrace: metadata, comm key as the root" 0 "# source=bpftrace
+mysqld;main;0x7f1c2a3b4c5d;__write 7" sh -c "\"$F\" \"$D/bpftrace.txt\" | sed -n '1p;3p'"
+cat >"$TMP/bpf2.txt" <<'BPF'
+@stacks[sshd, 
+	7f0b2a5c8e4b __GI___libc_write+20 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+	55d1c2a3b4c5 ([unknown])
+	55d1c2a3b4d6 main+42 (/usr/sbin/sshd)
+]: 4
+@[bash]: 2
+@[
+    vfs_read+5
+BPF
+check "bpftrace: ustack(perf) frames, leading key elements, one-line keys" 1 "bash 2
+sshd;main;[unknown];__GI___libc_write 4" "$F" -q --no-header "$TMP/bpf2.txt"
+check_error "bpftrace: an entry cut short" 1 'bpf2.txt:8: input cut short inside a bpftrace entry' \
+	"$F" "$TMP/bpf2.txt"
+
+# -- eu-stack: three snapshots of stacks-work, as stackcollapse-elfutils.pl
+_OPTS= compare_ref "eu-stack" stackcollapse-elfutils.pl "$D/eustack.txt" eustack.folded.gz
+_OPTS="--pid --tid" compare_ref "eu-stack --tid" stackcollapse-elfutils.pl "$D/eustack.txt" \
+	eustack.pid-tid.folded.gz --tid
+check "eu-stack -v (activation, module, source, inlines): the same functions" 0 "# unit=samples source=eu-stack
+__clone3;start_thread;busy;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib 1
+__clone3;start_thread;reader;__GI___libc_read;__GI___libc_read 1
+__clone3;start_thread;sleeper;nap;__GI___nanosleep;__GI___clock_nanosleep 1
+_start;__libc_start_main_impl;__libc_start_call_main;main;__sleep;__GI___nanosleep;__GI___clock_nanosleep 1" \
+	"$F" "$D/eustack-v.txt"
+printf 'PID 7 - process\nTID 7:\n#0  0x00007f0000001000\n#1  0x00007f0000002000 - /usr/lib/libx.so.1\n#2  0x0000555500001000 main - /opt/app\nTID 8:\nbogus\n' >"$TMP/eu.txt"
+check "eu-stack: frames without a symbol" 1 "main;[libx.so.1];[unknown] 1" "$F" -q --no-header "$TMP/eu.txt"
+check_error "eu-stack: a line that is not eu-stack's" 1 "eu.txt:7: not an eu-stack line: bogus" "$F" "$TMP/eu.txt"
+# a live process, when eu-stack can attach here
+if command -v eu-stack >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&
+	cc -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o "$TMP/stacks-work" "$D/stacks-work.c" 2>/dev/null; then
+	"$TMP/stacks-work" 20 &
+	live=$!
+	sleep 0.5
+	eu-stack -p "$live" >"$TMP/live.eu" 2>"$TMP/live.err"
+	run "$F" --no-header "$TMP/live.eu"
+	if [ "$STATUS" = 0 ] && grep -q ';busy;fib' "$TMP/stdout" && grep -q ';sleeper;nap;' "$TMP/stdout" &&
+		[ "$(awk '{ s += $NF } END { print s }' "$TMP/stdout")" = 4 ]; then
+		pass "eu-stack of a live stacks-work: its four threads"
+	elif grep -qi 'operation not permitted\|ptrace' "$TMP/live.err"; then
+		skip "eu-stack of a live stacks-work" "cannot attach here: $(head -c 100 "$TMP/live.err")"
+	else
+		fail "eu-stack of a live stacks-work" "exit $STATUS: $(head -c 300 "$TMP/stdout" "$TMP/live.err")"
+	fi
+	kill "$live" 2>/dev/null
+	wait "$live" 2>/dev/null
+else
+	skip "eu-stack of a live stacks-work" "eu-stack or cc missing"
+fi
+
+# -- gdb "thread apply all bt" (poor man's profiler): stackcollapse-gdb.pl's
+# stacks under each thread's name
+gzip -dc "$D/flamegraph/gdb-bt.folded.gz" >"$TMP/gdb.ref"
+"$F" -q --no-header --strip-comm "$D/gdb-bt.txt" >"$TMP/gdb.out"
+if cmp -s "$TMP/gdb.ref" "$TMP/gdb.out"; then
+	pass "gdb: same stacks as stackcollapse-gdb.pl (committed), thread names apart"
+else
+	fail "gdb: same stacks as stackcollapse-gdb.pl" "$(diff "$TMP/gdb.ref" "$TMP/gdb.out" | head -n 5 | tr '\n' '|')"
+fi
+check "gdb: thread names are the roots" 0 "# unit=samples source=gdb
+napper 3
+stacks-work 9" sh -c "\"$F\" --max-depth 1 \"$D/gdb-bt.txt\""
+cat >"$TMP/gdb.txt" <<'GDB'
+Thread 2 (Thread 0x7f00 (LWP 12) "io worker"):
+#0  0x00007f0000001000 in ?? () from /usr/lib/libfoo.so.1
+#1  <signal handler called>
+#2  0x0000555500001000 in std::vector<int, std::allocator<int> >::push_back (this=0x1, x=@0x2: 3) at v.h:10
+        __x = 3
+#3  Foo::operator() (this=0x3) at f.cc:2
+#4  0x0000555500002000 in ?? ()
+#5  0x0000555500003000 in main () at m.cc:1
+Backtrace stopped: previous frame inner to this frame (corrupt stack?)
+#0  0x00007f0000009000 in poll () from /lib/libc.so.6
+GDB
+check "gdb: ??, signal frames, C++ names, bt full locals, a bt without Thread line" 0 "io worker;main;[unknown];Foo::operator();std::vector<int, std::allocator<int> >::push_back;<signal handler called>;[libfoo.so.1] 1
+poll 1" "$F" -q --no-header "$TMP/gdb.txt"
+if command -v gdb >/dev/null 2>&1 && [ -x "$TMP/stacks-work" ]; then
+	"$TMP/stacks-work" 20 &
+	live=$!
+	sleep 0.5
+	for i in 1 2; do gdb -batch -ex 'thread apply all bt' -p "$live" 2>&1; done >"$TMP/live.gdb"
+	run "$F" --no-header --max-depth 1 "$TMP/live.gdb"
+	if [ "$STATUS" = 0 ] && [ "$(cat "$TMP/stdout")" = "napper 2
+stacks-work 6" ]; then
+		pass "gdb batch backtraces of a live stacks-work: 2 x its four threads"
+	elif grep -qi 'ptrace\|not permitted' "$TMP/live.gdb"; then
+		skip "gdb batch backtraces of a live stacks-work" "cannot attach here"
+	else
+		fail "gdb batch backtraces of a live stacks-work" "exit $STATUS: $(head -c 300 "$TMP/stdout")"
+	fi
+	kill "$live" 2>/dev/null
+	wait "$live" 2>/dev/null
+else
+	skip "gdb batch backtraces of a live stacks-work" "gdb or cc missing"
+fi
+
+# -- perf report --stdio --no-children -g folded: the stacks perf script
+# folding gives (no comm root), in caller or callee order
+"$F" -q --no-header --counts --strip-comm "$D/perf-report.script.txt.gz" >"$TMP/pr.want"
+check_file "perf report -g folded,0,caller,count = perf script folded --counts" 0 "$TMP/pr.want" \
+	"$F" -q --no-header "$D/perf-report-count.txt"
+check "perf report: metadata, unit samples" 0 "# unit=samples event=cpu-clock:ppp source=perf-report" \
+	sh -c "\"$F\" \"$D/perf-report-count.txt\" | head -n 1"
+check "perf report -g folded (callee order, percent): root first, unit percent" 0 "# unit=percent event=cpu-clock:ppp source=perf-report
+start_thread;busy;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib 1.65" \
+	sh -c "\"$F\" \"$D/perf-report-callee.txt\" | head -n 2"
+check_error "perf report with children: refused, with the option" 1 \
+	"perf-report-children.txt:9: perf report with children: .*--no-children" "$F" "$D/perf-report-children.txt"
+
+# -- speedscope JSON: sampled and evented profiles
+check "speedscope: sampled (us) and evented (ms) profiles in ns" 0 "# unit=ns source=speedscope
+main 6001500
+main;café 😀 3000000
+main;work 20000
+main;work;leaf:odd name 5000" "$F" "$D/speedscope.json"
+check "speedscope: --counts (an evented profile: 1 per interval)" 0 "main 3
+main;café 😀 1
+main;work 2
+main;work;leaf:odd name 1" "$F" -q --no-header --counts "$D/speedscope.json"
+head -c 300 "$D/speedscope.json" >"$TMP/cut.json"
+check_error "speedscope: cut short, with line:column and byte offset" 1 \
+	"cut.json:4:67: unterminated string \\(input cut short\\?\\) \\(byte offset 298\\)" "$F" "$TMP/cut.json"
+sed 's/\[0, 1, 2\]/[0, 1, 7]/; s/"milliseconds"/"ms"/; s/"weights": \[10, 5, 1.5, 10\]/"weights": [10, "5", 1.5, 10]/' \
+	"$D/speedscope.json" >"$TMP/shape.json"
+run "$F" --no-header "$TMP/shape.json"
+if [ "$STATUS" = 1 ] && [ ! -s "$TMP/stdout" ] &&
+	grep -q 'shape.json:5:65: profiles\[0\].weights\[1\]: expected a non-negative number, found a string' "$TMP/stderr" &&
+	grep -q 'shape.json:6:51: profiles\[1\].unit: unknown unit "ms"' "$TMP/stderr"; then
+	pass "speedscope: values of the wrong shape, each with line:column and where in the file"
+else
+	fail "speedscope: values of the wrong shape" "exit $STATUS: $(tr '\n' '|' <"$TMP/stderr" | head -c 400)"
+fi
+sed 's/"frame": 3, "at": 5/"frame": 0, "at": 5/' "$D/speedscope.json" >"$TMP/nest.json"
+check_error "speedscope: events not nested" 1 "nest.json:8:15: profiles\[1\].events\[2\]: closes a frame that is not the innermost open one" \
+	"$F" "$TMP/nest.json"
+printf '{"shared": {"frames": []}, "profiles": {"type": "sampled"}}' >"$TMP/obj.json"
+check_error "speedscope: profiles not an array" 1 "obj.json:1:40: file.profiles: expected an array, found an object" \
+	"$F" "$TMP/obj.json"
+check_error "speedscope named on JSON of another kind" 1 "arr.json:1:1: expected a speedscope file" \
+	sh -c "echo '[1, 2]' >\"$TMP/arr.json\"; \"$F\" -f speedscope \"$TMP/arr.json\""
+
+# proffold's own speedscope export read back: with --tid, the profile
+# names (threads) are the roots again
+if "$F" --list-options | grep -q '^--output-format'; then
+	"$F" -q --no-header --tid "$D/perf-deep-dwarf.txt.gz" >"$TMP/rt.want"
+	"$F" -q --tid -o "$TMP/rt.speedscope.json" "$D/perf-deep-dwarf.txt.gz"
+	check_file "speedscope: proffold's export read back with --tid, the same stacks" 0 "$TMP/rt.want" \
+		"$F" -q --no-header --tid "$TMP/rt.speedscope.json"
+else
+	skip "speedscope: proffold's export read back" "no --output-format in this proffold"
+fi
+
+# -- detection: each capture is read as its format, never as folded stacks
+for c in dtrace.txt:dtrace bpftrace.txt:bpftrace eustack.txt:eu-stack eustack-v.txt:eu-stack \
+	gdb-bt.txt:gdb perf-report-count.txt:perf-report speedscope.json:speedscope; do
+	check "detected: ${c%%:*} as ${c#*:}" 0 "source=${c#*:}" \
+		sh -c "\"$F\" -q \"$D/${c%%:*}\" | head -n 1 | grep -o 'source=[a-z-]*'"
+done
+check "--input-format names a format" 0 "a;b 3" sh -c "printf '  b\n  a\n  3\n' | \"$F\" -q --no-header --input-format dtrace"
+
 # ---- usage and errors ----------------------------------------------------
 check_error "missing file" 1 "proffold: $TMP/nope: No such file" "$F" "$TMP/nope"
 # -o and what is at the path (issue 10 item 1): a file keeps its mode and

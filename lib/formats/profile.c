@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "formats/folded.h"
+#include "formats/import.h"
 #include "formats/perfscript.h"
 #include "formats/profile.h"
 #include "formats/samples_tsv.h"
@@ -51,6 +52,11 @@ static const char *const format_names[] = {
 	[PROF_PROFILE_FOLDED] = "folded",
 	[PROF_PROFILE_PROFREC] = "profrec",
 	[PROF_PROFILE_PERF_SCRIPT] = "perf",
+	[PROF_PROFILE_DTRACE] = "dtrace",
+	[PROF_PROFILE_EUSTACK] = "eu-stack",
+	[PROF_PROFILE_GDB] = "gdb",
+	[PROF_PROFILE_PERF_REPORT] = "perf-report",
+	[PROF_PROFILE_SPEEDSCOPE] = "speedscope",
 };
 
 int prof_profile_format_parse(const char *name)
@@ -59,6 +65,8 @@ int prof_profile_format_parse(const char *name)
 
 	if (strcmp(name, "perf-script") == 0)
 		return PROF_PROFILE_PERF_SCRIPT;
+	if (strcmp(name, "bpftrace") == 0)
+		return PROF_PROFILE_DTRACE;
 	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
 		if (strcmp(name, format_names[i]) == 0)
 			return (int)i;
@@ -72,10 +80,14 @@ const char *prof_profile_format_name(enum prof_profile_format f)
 
 enum prof_profile_format prof_profile_detect(const char *buf, size_t len, int complete)
 {
+	enum prof_profile_format f;
+
 	if (prof_samples_detect(buf, len))
 		return PROF_PROFILE_PROFREC;
 	if (prof_perfscript_detect(buf, len, complete))
 		return PROF_PROFILE_PERF_SCRIPT;
+	if ((f = prof_import_detect(buf, len, complete)) != PROF_PROFILE_AUTO)
+		return f;
 	return PROF_PROFILE_FOLDED;
 }
 
@@ -345,6 +357,29 @@ static int read_folded(struct reading *rd, struct prof_chunks *r)
 	return rval;
 }
 
+/* Other profilers' output (import.h): read whole by its importer. */
+static int read_import(struct reading *rd, struct prof_chunks *r, enum prof_profile_format f)
+{
+	struct prof_import imp;
+	int rval;
+
+	prof_import_init(&imp, prof_chunks_name(r), rd->t);
+	imp.include_pid = rd->opts->include_pid;
+	imp.include_tid = rd->opts->include_tid;
+	imp.counts = rd->opts->counts;
+	imp.event = rd->opts->event;
+	imp.on_stack = rd->opts->on_stack;
+	imp.on_stack_ctx = rd->opts->on_stack_ctx;
+	rval = prof_import_read(&imp, f, r);
+	if (imp.counts)
+		prof_meta_set(&imp.meta, "unit", "samples");
+	prof_info(2, "%s: %lu stack%s folded", prof_chunks_name(r), imp.stacks,
+		  imp.stacks == 1 ? "" : "s");
+	merge_meta(rd, &imp.meta);
+	prof_import_release(&imp);
+	return rval;
+}
+
 /* A regular file, not standard input: it can be opened again. */
 static int is_regular(const char *path)
 {
@@ -516,6 +551,12 @@ int prof_profile_read_all(const char *const *paths, size_t n,
 			continue;
 		}
 		rd.sum->format = f;
+		if (prof_import_handles(f)) {
+			if (read_import(&rd, r, f))
+				rval = -1;
+			close_input(&rd, r);
+			continue;
+		}
 		if ((f == PROF_PROFILE_PROFREC ? read_profrec(&rd, r) : read_folded(&rd, r)) != 0)
 			rval = -1;
 		close_input(&rd, r);

@@ -37,6 +37,9 @@
  *    first of the metadata's event list, else the first row's).
  *  - `perf script` text, with or without -g (perfscript.h): folded
  *    exactly like stackcollapse-perf.pl, read by opts.jobs threads.
+ *  - other profilers' and debuggers' output (import.h): DTrace and
+ *    bpftrace aggregated stacks, eu-stack and gdb backtraces, perf report
+ *    -g folded, speedscope JSON; read whole, one sample per backtrace.
  *  - anything else is folded stacks (folded.h), which includes
  *    profheap's PID.*.folded files and the two-count differential form
  *    ("stack BEFORE AFTER", weight columns 0 and 1).
@@ -81,6 +84,11 @@ enum prof_profile_format {
 	PROF_PROFILE_FOLDED,
 	PROF_PROFILE_PROFREC,		/* profrec sample TSV */
 	PROF_PROFILE_PERF_SCRIPT,
+	PROF_PROFILE_DTRACE,		/* DTrace, bpftrace stacks (dtrace.h) */
+	PROF_PROFILE_EUSTACK,		/* eu-stack output (eustack.h) */
+	PROF_PROFILE_GDB,		/* gdb backtraces (gdbbt.h) */
+	PROF_PROFILE_PERF_REPORT,	/* perf report -g folded (perfreport.h) */
+	PROF_PROFILE_SPEEDSCOPE,	/* speedscope JSON (speedscope_read.h) */
 };
 
 /*
@@ -157,6 +165,8 @@ enum prof_profile_format prof_profile_detect(const char *buf, size_t len, int co
  * the canonical name ("auto", "folded", "profrec", "perf").
  */
 int prof_profile_format_parse(const char *name);
+/* The importers' names too: "dtrace" (or "bpftrace"), "eu-stack", "gdb",
+ * "perf-report", "speedscope". */
 const char *prof_profile_format_name(enum prof_profile_format f);
 
 /*
