@@ -26,10 +26,14 @@ static const char help_text[] =
 "usage: " SYNOPSIS "\n"
 "Fold stack samples into folded stacks (\"root;...;leaf weight\", sorted).\n"
 "Input: perf script text, profrec sample TSV or folded stacks, detected\n"
-"automatically, compressed or not; several files are merged.\n"
+"automatically, compressed or not; several files are merged. Also read:\n"
+"DTrace and bpftrace stacks, eu-stack and gdb backtraces, perf report -g\n"
+"folded, speedscope JSON (prof-formats(5)).\n"
 "\n"
 "Input and folding:\n"
 "  -f, --format=FMT        auto (default), perf, profrec or folded\n"
+"      --input-format=FMT  the same, or dtrace, bpftrace, eu-stack, gdb,\n"
+"                          perf-report, speedscope\n"
 "  -e, --event-filter=EV   fold only events EV (default: the first event)\n"
 "      --pid               root frame comm-PID\n"
 "      --tid               root frame comm-PID/TID\n"
@@ -90,6 +94,7 @@ static const struct option long_opts[] = {
 	{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "human", no_argument, NULL, OPT_HUMAN },
+	{ "input-format", required_argument, NULL, 'f' },
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -214,7 +219,7 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			if ((fmt = prof_profile_format_parse(optarg)) < 0)
-				prof_usage_error(SYNOPSIS, "--format: unknown format '%s'", optarg);
+				prof_usage_error(SYNOPSIS, "--input-format: unknown format '%s'", optarg);
 			c.read.format = (enum prof_profile_format)fmt;
 			break;
 		case 'h':
@@ -326,7 +331,10 @@ int main(int argc, char **argv)
 			break;
 		case PROF_OPT_LIST_OPTIONS:
 			prof_list_option_values(long_opts, (const struct prof_option_values[]){
-				{ "format", "auto,perf,profrec,folded" }, { "sort", "self,total" },
+				{ "format", "auto,perf,profrec,folded" },
+				{ "input-format", "auto,perf,profrec,folded,"
+				  "dtrace,bpftrace,eu-stack,gdb,perf-report,speedscope" },
+				{ "sort", "self,total" },
 				{ NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
