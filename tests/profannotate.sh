@@ -66,6 +66,42 @@ else
 	fi
 fi
 
+# ---- AArch64: the same loop cross-built by clang (lld links it) ----
+if have clang && have ld.lld && clang --target=aarch64-linux-gnu -O3 -g -nostdlib -fuse-ld=lld \
+	-Wl,-e,add -o "$TMP/a64-O3" "$TMP/k.c" 2>/dev/null &&
+	clang --target=aarch64-linux-gnu -O0 -nostdlib -fuse-ld=lld -Wl,-e,add -o "$TMP/a64-O0" "$TMP/k.c" 2>/dev/null; then
+	"$A" --simd "$TMP/a64-O3" add >"$TMP/a64.tsv"
+	w=$(simd_col "$TMP/a64.tsv" add widest_bits) n=$(simd_col "$TMP/a64.tsv" add neon)
+	if [ "$w" = 128 ] && [ "${n:-0}" -gt 0 ]; then pass "AArch64 -O3 loop: NEON, 128 bits"
+	else fail "AArch64 -O3 loop: NEON, 128 bits" "widest $w, neon $n"; fi
+	check_status "AArch64: --require neon on the -O3 loop: exit 0" 0 "$A" --simd --require neon "$TMP/a64-O3" add
+	check_error "AArch64: --require neon on the -O0 loop: exit 1, named" 1 "add: no 128-bit vector instruction" \
+		"$A" --simd --require neon "$TMP/a64-O0" add
+	# annotate: a recording (made up: 3 samples) of the -O3 binary, all on
+	# its first NEON add: file offset = address - p_vaddr + p_offset.
+	va=$(llvm-objdump -d "$TMP/a64-O3" 2>/dev/null | awk '/^ *[0-9a-f]+:.*\tadd\tv[0-9]+\.4s/ { sub(/:/, "", $1); print $1; exit }')
+	off=$(readelf -lW "$TMP/a64-O3" | awk '$1 == "LOAD" { print $2, $3, $6 }' | while read -r o v z; do
+		[ $((0x${va:-0})) -ge $((v)) ] && [ $((0x${va:-0})) -lt $((v + z)) ] && printf '%x' $((0x$va - v + o))
+	done)
+	bid=$(readelf -n "$TMP/a64-O3" | awk '/Build ID/ { print $3 }')
+	ip=$(printf '%x' $((0x5500000000 + 0x${off:-0})))
+	{
+		echo "# source=profrec event=cpu-clock unit=ns"
+		printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n'
+		printf '1\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t0x5500000000 0x0 %s %s\n' "$ip" "$bid" "$TMP/a64-O3"
+		printf '2\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t\n3\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t\n' "$ip" "$ip"
+	} >"$TMP/a64-rec.tsv"
+	run "$A" "$TMP/a64-rec.tsv"
+	hot=$(awk -F'\t' '$6 == "*" { print $3 " " $4 " " $8 }' "$TMP/stdout")
+	if [ "$STATUS" = 0 ] && [ -n "$va" ] && echo "$hot" | grep -Eq "^$va 3 add v[0-9]+\.4s"; then
+		pass "AArch64: annotated, the sampled NEON add marked hottest"
+	else
+		fail "AArch64: annotated, the sampled NEON add marked hottest" "exit $STATUS, va $va off $off: $hot; $(head -c 300 "$TMP/stderr")"
+	fi
+else
+	skip "AArch64 kernels" "clang cannot cross-build for aarch64-linux-gnu with ld.lld here"
+fi
+
 # ---- bad input ----
 echo "not a program" >"$TMP/text"
 check_error "not ELF: exit 1, said" 1 "text: not an ELF file" "$A" --simd "$TMP/text"
@@ -149,6 +185,31 @@ if $CC -O2 -g -shared -fPIC -o "$TMP/libdiv.so" "$TMP/libdiv.c" &&
 	else fail "shared library: the hottest instruction is in its division chain" "$r $(head -c 200 "$TMP/stderr")"; fi
 else
 	fail "build and record the shared-library workload"
+fi
+
+# Rust (issue 17): functions shown demangled (tests/tools/shapes.rs's trait
+# method), -s takes either name, --no-demangle shows the symbol table's
+if rust_shapes "Rust: functions demangled" "$TMP/shapes" &&
+	"$R" -q -o "$TMP/rs.tsv" -- "$TMP/shapes" 0.5 >/dev/null 2>"$TMP/rec.err"; then
+	run "$A" -n 5 "$TMP/rs.tsv"
+	fns=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/stdout" | sort -u)
+	raw=$(echo "$fns" | rust_raw_names | head -n 3 | tr '\n' '|')
+	if [ "$STATUS" = 0 ] && [ -z "$raw" ] && echo "$fns" | grep -qx '<main::Sq as main::Shape>::area'; then
+		pass "Rust: the 5 hottest functions demangled, <main::Sq as main::Shape>::area among them"
+	else
+		fail "Rust: functions demangled" "exit $STATUS, raw: $raw; $(echo "$fns" | head -n 5 | tr '\n' '|')"
+	fi
+	run "$A" --no-demangle -s '<main::Sq as main::Shape>::area' "$TMP/rs.tsv"
+	fns=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/stdout" | sort -u)
+	if [ "$STATUS" = 0 ] && echo "$fns" | grep -qx '_ZN40_$LT$main..Sq$u20$as$u20$main..Shape$GT$4area17h[0-9a-f]\{16\}E'; then
+		pass "Rust: -s by the demangled name; --no-demangle shows the mangled one"
+		check "Rust: -s by the mangled name" 0 "<main::Sq as main::Shape>::area" \
+			sh -c "\"\$0\" -s '$fns' \"\$1\" | awk -F'\t' 'NR > 1 { print \$1 }' | sort -u" "$A" "$TMP/rs.tsv"
+	else
+		fail "Rust: -s by the demangled name; --no-demangle" "exit $STATUS: $fns $(head -c 300 "$TMP/stderr")"
+	fi
+elif [ -f "$TMP/rec.err" ]; then
+	skip "Rust: functions demangled" "profrec cannot record here: $(head -c 200 "$TMP/rec.err")"
 fi
 
 # without debug information: addresses only, said once
