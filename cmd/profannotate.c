@@ -13,7 +13,7 @@
 #include "base/units.h"
 #include "io/output.h"
 
-#define SYNOPSIS "profannotate [-hq] [-s symbol] [-n count] [--human] [-o file] samples\n" \
+#define SYNOPSIS "profannotate [-hq] [-s symbol] [-n count] [--human] [--no-demangle] [-o file] samples\n" \
 	"       profannotate --simd [--require isa] [--human] [-o file] binary [symbol ...]"
 
 static const char help_text[] =
@@ -24,6 +24,7 @@ static const char help_text[] =
 "and must have the build-id it recorded.\n"
 "  -s, --symbol=NAME       annotate this function only\n"
 "  -n, --top=N             annotate the N hottest functions (default 1)\n"
+"      --no-demangle       show C++ and Rust functions by their mangled names\n"
 "SIMD check (--simd): per function of BINARY (or the symbols named), the\n"
 "instructions that are scalar, SSE, AVX, AVX2, AVX-512 (x86) or NEON, SVE\n"
 "(Arm), and the widest vector width used.\n"
@@ -40,11 +41,12 @@ static const char help_text[] =
 "Exit status: 0 success, 1 a function below --require, unreadable or\n"
 "mismatched input (not ELF, unknown symbol, build-id mismatch), 2 usage error.\n";
 
-enum { OPT_HUMAN = 0x100, OPT_REQUIRE, OPT_SIMD };
+enum { OPT_HUMAN = 0x100, OPT_NO_DEMANGLE, OPT_REQUIRE, OPT_SIMD };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "human", no_argument, NULL, OPT_HUMAN },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "require", required_argument, NULL, OPT_REQUIRE },
@@ -63,7 +65,7 @@ static const struct prof_option_values option_values[] = {
 struct config {
 	const char *symbol, *output;
 	size_t top;
-	int human, simd, required_bits;
+	int human, no_demangle, simd, required_bits;
 };
 
 static void parse_options(int argc, char **argv, struct config *c)
@@ -84,6 +86,7 @@ static void parse_options(int argc, char **argv, struct config *c)
 		case 'q': prof_verbosity = 0; break;
 		case 's': c->symbol = optarg; break;
 		case OPT_HUMAN: c->human = 1; break;
+		case OPT_NO_DEMANGLE: c->no_demangle = 1; break;
 		case OPT_REQUIRE:
 			c->required_bits = prof_simd_required_bits(optarg);
 			if (c->required_bits < 0)
@@ -120,7 +123,7 @@ int main(int argc, char **argv)
 		rc = prof_simd_report(argv[optind], (const char *const *)argv + optind + 1,
 				      (size_t)(argc - optind - 1), c.human, c.required_bits, out);
 	else
-		rc = prof_annotate_report(argv[optind], c.symbol, c.top, c.human, out);
+		rc = prof_annotate_report(argv[optind], c.symbol, c.top, c.human, c.no_demangle, out);
 	if (rc < 0) {
 		prof_output_abort(out);
 		return PROF_EXIT_FAIL;

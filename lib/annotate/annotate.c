@@ -9,6 +9,7 @@
 #include "annotate/annotate.h"
 #include "annotate/disasm.h"
 #include "annotate/samples.h"
+#include "base/demangle.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "formats/tsv.h"
@@ -53,7 +54,7 @@ struct ctx {
 	struct insn *insns;
 	size_t ninsns, insns_cap;
 	struct prof_output *out;
-	int human;
+	int human, no_demangle;
 };
 
 static void hex(char *out, const unsigned char *b, unsigned n)
@@ -191,14 +192,22 @@ static const char *source_of(struct ctx *c, struct file *f, uint64_t va, char *b
 	return buf;
 }
 
+/* The name a function is shown by: demangled unless --no-demangle (free it). */
+static char *shown_name(const struct ctx *c, const char *name)
+{
+	char *d = c->no_demangle ? NULL : prof_demangle(name, strlen(name));
+
+	return d ? d : xstrdup(name);
+}
+
 static void write_insns(struct ctx *c, const struct hot *h, size_t hottest)
 {
 	struct file *f = &c->files[h->file];
-	char src[512], last[512] = "";
+	char src[512], last[512] = "", *name = shown_name(c, h->func->name);
 	int any_source = 0;
 
 	if (c->human)
-		prof_output_printf(c->out, "\n %s  (%s, %lu samples)\n", h->func->name, f->rec->path,
+		prof_output_printf(c->out, "\n %s  (%s, %lu samples)\n", name, f->rec->path,
 				   h->samples);
 	for (size_t i = 0; i < c->ninsns; i++) {
 		const struct insn *in = &c->insns[i];
@@ -207,7 +216,7 @@ static void write_insns(struct ctx *c, const struct hot *h, size_t hottest)
 		source_of(c, f, in->addr, src, sizeof(src));
 		any_source |= src[0] != 0;
 		if (!c->human) {
-			prof_output_printf(c->out, "%s\t%s\t%llx\t%lu\t%.2f\t%s\t%s\t%s\n", h->func->name,
+			prof_output_printf(c->out, "%s\t%s\t%llx\t%lu\t%.2f\t%s\t%s\t%s\n", name,
 					   f->rec->path, (unsigned long long)in->addr, in->samples,
 					   pct, i == hottest ? "*" : "", src, in->text);
 			continue;
@@ -256,9 +265,14 @@ static int select_hot(struct ctx *c, const char *path, const char *symbol, size_
 		c->nhot = c->nhot < top ? c->nhot : top;
 		return 0;
 	}
-	for (size_t i = 0; i < c->nhot; i++)
-		if (strcmp(c->hot[i].func->name, symbol) == 0)
+	for (size_t i = 0; i < c->nhot; i++) {
+		const char *raw = c->hot[i].func->name;
+		char *d = strcmp(raw, symbol) == 0 ? NULL : prof_demangle(raw, strlen(raw));
+
+		if (strcmp(raw, symbol) == 0 || (d && strcmp(d, symbol) == 0))
 			c->hot[j++] = c->hot[i];
+		free(d);
+	}
 	c->nhot = j;
 	if (j)
 		return 0;
@@ -295,7 +309,7 @@ static int annotate_all(struct ctx *c)
 }
 
 int prof_annotate_report(const char *path, const char *symbol, size_t top, int human,
-			 struct prof_output *out)
+			 int no_demangle, struct prof_output *out)
 {
 	struct prof_sym_options so;
 	struct ctx c;
@@ -304,6 +318,7 @@ int prof_annotate_report(const char *path, const char *symbol, size_t top, int h
 	memset(&c, 0, sizeof(c));
 	c.out = out;
 	c.human = human;
+	c.no_demangle = no_demangle;
 	if (prof_ann_samples_read(path, &c.rec) != 0) {
 		prof_ann_samples_release(&c.rec);
 		return -1;

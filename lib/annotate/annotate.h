@@ -23,10 +23,12 @@ struct prof_output;
 
 /*
  * Annotate the recording at path: the function named symbol (NULL: the
- * top hottest functions) to out. Returns 0, or -1 after reporting
- * "prog: what: why".
+ * top hottest functions) to out. Functions are shown by their demangled
+ * C++ or Rust names (base/demangle.h) unless no_demangle is set; symbol
+ * may be the mangled or the demangled name either way. Returns 0, or -1 after
+ * reporting "prog: what: why".
  */
 int prof_annotate_report(const char *path, const char *symbol, size_t top, int human,
-			 struct prof_output *out);
+			 int no_demangle, struct prof_output *out);
 
 #endif
