@@ -131,8 +131,9 @@ TOOLS     := $(patsubst cmd/%.c,%,$(CMD_SRC))
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 LIBCOMMON := $(BUILD)/lib/libcommon.a
 PROGS     := $(addprefix $(BINDIR)/,$(TOOLS))
-# Tools written in shell: scripts/profile.sh is proftools-profile.
-SHELL_TOOLS := proftools-profile
+# Tools written in shell: scripts/profile.sh is proftools-profile,
+# scripts/proftools-push is proftools-push.
+SHELL_TOOLS := proftools-profile proftools-push
 SHELL_PROGS := $(addprefix $(BINDIR)/,$(SHELL_TOOLS))
 
 UNIT_SRC  := $(sort $(wildcard tests/unit/*/test_*.c))
@@ -154,6 +155,9 @@ PROFTOOLS_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
 $(BINDIR)/proftools-profile: scripts/profile.sh VERSION
 	@mkdir -p $(@D)
 	sed 's/@VERSION@/$(PROFTOOLS_VERSION)/' scripts/profile.sh >$@ && chmod 755 $@
+$(BINDIR)/proftools-push: scripts/proftools-push VERSION
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(PROFTOOLS_VERSION)/' scripts/proftools-push >$@ && chmod 755 $@
 
 # Rebuild everything when the flags change; relink the tools when the
 # libraries of one change.
@@ -211,7 +215,7 @@ demo: deps all
 	@./scripts/demo.sh $(BINDIR)
 
 # Benchmarks against the reference tools (not tests: timings, noisy).
-BENCHES := fold flame rec heap gpu host compress cmp report load
+BENCHES := fold flame rec heap gpu host compress cmp report load rotate
 bench: tests-build
 	@./scripts/install-deps.sh --bench
 	@failed=; for b in $(BENCHES); do echo "== tests/bench/$$b.sh"; \
