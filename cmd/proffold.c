@@ -44,6 +44,7 @@ static const char help_text[] =
 "      --counts            weight 1 per sample instead of the period\n"
 "      --cpp-names         cut C++ argument lists outside <...> only\n"
 "      --mark-inlined      tag perf's (inlined) frames _[i]\n"
+"      --no-demangle       keep mangled C++ and Rust names (perf script --no-demangle)\n"
 "      --time-from=T       only samples at or after T (s, or with unit: 1.5s, 200ms)\n"
 "      --time-to=T         only samples before T (relative to the first sample)\n"
 "  -j, --jobs=N            threads for perf script input (default: cores for big files)\n"
@@ -75,7 +76,7 @@ static const char help_text[] =
 
 enum {
 	OPT_ADDRS = 0x100, OPT_BUCKET, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
-	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_HEADER,
+	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_DEMANGLE, OPT_NO_HEADER,
 	OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
 	OPT_TID, OPT_TIME_FROM, OPT_TIME_TO, OPT_TOP,
 };
@@ -101,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
 	{ "mark-inlined", no_argument, NULL, OPT_MARK_INLINED },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", no_argument, NULL, OPT_PID },
@@ -283,6 +285,9 @@ int main(int argc, char **argv)
 				prof_usage_error(SYNOPSIS, "--max-depth: expected a positive number, got '%s'",
 						 optarg);
 			c.xf.max_depth = (size_t)u;
+			break;
+		case OPT_NO_DEMANGLE:
+			c.read.no_demangle = 1;
 			break;
 		case OPT_NO_HEADER:
 			c.no_header = 1;

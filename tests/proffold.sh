@@ -9,6 +9,9 @@ F=$BIN/proffold
 D=$TESTS/data
 grep -v '^#' "$D/flamegraph/stackcollapse.index" | while read -r ref cap st opts; do
 	gzip -dc "$D/flamegraph/$ref" >"$TMP/ref.folded"
+	# The Perl script does not demangle: the raw names of perf script
+	# --no-demangle stay raw with --no-demangle (demangled below).
+	case $cap in *nodemangle*) opts="${opts:+$opts }--no-demangle" ;; esac
 	# shellcheck disable=SC2086
 	check_file "same as stackcollapse-perf.pl: $cap${opts:+ $opts}" "$st" "$TMP/ref.folded" \
 		"$F" -q --no-header $opts "$D/$cap"
@@ -138,13 +141,40 @@ check_file "-F comm,pid,tid,time,event,ip,sym (frames without dso)" 0 "$TMP/g-co
 	"$F" -q --no-header --kernel "$D/perf-g-fields.txt.gz"
 sed 's/_ZN4calc3AccImE3sumEm/calc::Acc<unsigned long>::sum/; s/_ZL3sysi/sys/' "$TMP/g.folded" >"$TMP/g-mangled.folded"
 LC_ALL=C sort -o "$TMP/g-mangled.folded" "$TMP/g-mangled.folded"
-run "$F" -q --no-header "$D/perf-g-nodemangle.txt.gz"
+# perf script --no-demangle: raw C++ names are demangled as perf does it
+check_file "perf script --no-demangle: raw names fold as perf's demangled ones" 0 "$TMP/g.folded" \
+	"$F" -q --no-header "$D/perf-g-nodemangle.txt.gz"
+run "$F" -q --no-header --no-demangle "$D/perf-g-nodemangle.txt.gz"
 if [ "$STATUS" = 0 ] && grep -q '^work;__libc_start_call_main;main;_ZN4calc3AccImE3sumEm [0-9]' "$TMP/stdout" &&
 	sed 's/_ZN4calc3AccImE3sumEm/calc::Acc<unsigned long>::sum/; s/_ZL3sysi/sys/' "$TMP/stdout" |
 	LC_ALL=C sort | cmp -s - "$TMP/g-mangled.folded"; then
 	pass "--no-demangle: the same stacks, mangled"
 else
 	fail "--no-demangle: the same stacks, mangled" "exit $STATUS: $(head -c 300 "$TMP/stdout")"
+fi
+# Rust (issue 17): a perf recording of tests/tools/shapes.rs, printed with
+# raw names (legacy for the program, v0 for std) and demangled by perf,
+# folds to the same stacks, with no hash, escape or mangled name left
+if ! have perf; then
+	skip "perf script --no-demangle, Rust" "perf not installed (package linux-perf)"
+elif rust_shapes "perf script --no-demangle, Rust" "$TMP/shapes"; then
+	if perf record -q -g -o "$TMP/rs.data" -- "$TMP/shapes" 0.3 >"$TMP/perf.err" 2>&1 &&
+		perf script -i "$TMP/rs.data" >"$TMP/rs-dem.txt" 2>/dev/null &&
+		perf script --no-demangle -i "$TMP/rs.data" >"$TMP/rs-raw.txt" 2>/dev/null &&
+		grep -q '_ZN40_$LT$main..Sq$u20$as$u20$main..Shape$GT$4area17h' "$TMP/rs-raw.txt"; then
+		"$F" -q --no-header "$TMP/rs-dem.txt" >"$TMP/rs-dem.folded"
+		run "$F" -q --no-header "$TMP/rs-raw.txt"
+		raw=$(sed 's/ [0-9]*$//' "$TMP/stdout" | tr ';' '\n' | sort -u | rust_raw_names | head -n 3 | tr '\n' '|')
+		if [ "$STATUS" = 0 ] && [ -z "$raw" ] && cmp -s "$TMP/stdout" "$TMP/rs-dem.folded" &&
+			grep -q ';main::total::{{closure}};<main::Sq as main::Shape>::area' "$TMP/stdout" &&
+			grep -q ';std::rt::lang_start_internal;' "$TMP/stdout"; then
+			pass "perf script --no-demangle, Rust: the stacks of perf's demangled output, <main::Sq as main::Shape>::area"
+		else
+			fail "perf script --no-demangle, Rust" "exit $STATUS, raw: $raw; $(diff "$TMP/rs-dem.folded" "$TMP/stdout" | head -n 4 | tr '\n' '|')"
+		fi
+	else
+		skip "perf script --no-demangle, Rust" "perf cannot record here: $(head -c 200 "$TMP/perf.err" | tr '\n' ' ')"
+	fi
 fi
 # samples with and without call chains in one file: the first event is the default
 check "events with and without call chains: first event" 0 "# unit=events event=page-faults/call-graph=no/ source=perf-script

@@ -467,6 +467,7 @@ static void reading_init(struct reading *rd, const struct prof_profile_opts *o,
 	rd->perf.annotate_jit = o->annotate_jit;
 	rd->perf.include_addrs = o->include_addrs;
 	rd->perf.cpp_names = o->cpp_names;
+	rd->perf.no_demangle = o->no_demangle;
 	rd->perf.mark_inlined = o->mark_inlined;
 	rd->perf.on_stack = rd->samples.on_stack = o->on_stack;
 	rd->perf.on_stack_ctx = rd->samples.on_stack_ctx = o->on_stack_ctx;

@@ -113,6 +113,7 @@ struct prof_profile_opts {
 	int annotate_jit;	/* "_[j]" */
 	int include_addrs;	/* "[dso <addr>]" for unknown symbols */
 	int cpp_names;		/* cut C++ argument lists outside <...> only */
+	int no_demangle;	/* keep mangled C++ and Rust names of perf script text */
 	int mark_inlined;	/* "_[i]" on perf's (inlined) frames */
 	long jobs;		/* threads; 0: the cores for files of 8 MiB or more */
 	/*
