@@ -136,9 +136,15 @@ if [ ! -r /proc/sys/kernel/perf_event_paranoid ] || ! "$R" -q -o "$TMP/div.tsv" 
 	skip "annotate a recording" "profrec cannot record here: $(head -c 200 "$TMP/rec.err" 2>/dev/null)"
 	exit 0
 fi
-# hot_in_chain TSV: the hottest instruction is a div or the one after it (skid).
+# hot_in_chain TSV: the hottest instruction is a div or one of the two after it.
+# cpu-clock samples come from a timer interrupt, so the pc they carry is
+# the next instruction to retire when it fired: while a div stalls, that
+# is the div, or the add after it that waits for its quotient, or -- when
+# the div retires together with that add -- the compare after it. Any of
+# the three is "in the division chain"; the exact-match check is the one
+# beside perf annotate on the same recording, below.
 hot_in_chain() {
-	awk -F'\t' 'NR > 1 { if ($6 == "*") { print (prev ~ /^div/ || $8 ~ /^div/) ? "yes" : "no: " prev " / " $8; exit } prev = $8 }' "$1"
+	awk -F'\t' 'NR > 1 { if ($6 == "*") { print (p2 ~ /^div/ || p1 ~ /^div/ || $8 ~ /^div/) ? "yes" : "no: " p2 " / " p1 " / " $8; exit } p2 = p1; p1 = $8 }' "$1"
 }
 run "$A" "$TMP/div.tsv"
 validate_tsv "annotate: valid profannotate TSV" profannotate "$TMP/stdout"
@@ -185,31 +191,6 @@ if $CC -O2 -g -shared -fPIC -o "$TMP/libdiv.so" "$TMP/libdiv.c" &&
 	else fail "shared library: the hottest instruction is in its division chain" "$r $(head -c 200 "$TMP/stderr")"; fi
 else
 	fail "build and record the shared-library workload"
-fi
-
-# Rust (issue 17): functions shown demangled (tests/tools/shapes.rs's trait
-# method), -s takes either name, --no-demangle shows the symbol table's
-if rust_shapes "Rust: functions demangled" "$TMP/shapes" &&
-	"$R" -q -o "$TMP/rs.tsv" -- "$TMP/shapes" 0.5 >/dev/null 2>"$TMP/rec.err"; then
-	run "$A" -n 5 "$TMP/rs.tsv"
-	fns=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/stdout" | sort -u)
-	raw=$(echo "$fns" | rust_raw_names | head -n 3 | tr '\n' '|')
-	if [ "$STATUS" = 0 ] && [ -z "$raw" ] && echo "$fns" | grep -qx '<main::Sq as main::Shape>::area'; then
-		pass "Rust: the 5 hottest functions demangled, <main::Sq as main::Shape>::area among them"
-	else
-		fail "Rust: functions demangled" "exit $STATUS, raw: $raw; $(echo "$fns" | head -n 5 | tr '\n' '|')"
-	fi
-	run "$A" --no-demangle -s '<main::Sq as main::Shape>::area' "$TMP/rs.tsv"
-	fns=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/stdout" | sort -u)
-	if [ "$STATUS" = 0 ] && echo "$fns" | grep -qx '_ZN40_$LT$main..Sq$u20$as$u20$main..Shape$GT$4area17h[0-9a-f]\{16\}E'; then
-		pass "Rust: -s by the demangled name; --no-demangle shows the mangled one"
-		check "Rust: -s by the mangled name" 0 "<main::Sq as main::Shape>::area" \
-			sh -c "\"\$0\" -s '$fns' \"\$1\" | awk -F'\t' 'NR > 1 { print \$1 }' | sort -u" "$A" "$TMP/rs.tsv"
-	else
-		fail "Rust: -s by the demangled name; --no-demangle" "exit $STATUS: $fns $(head -c 300 "$TMP/stderr")"
-	fi
-elif [ -f "$TMP/rec.err" ]; then
-	skip "Rust: functions demangled" "profrec cannot record here: $(head -c 200 "$TMP/rec.err")"
 fi
 
 # without debug information: addresses only, said once
