@@ -54,4 +54,4 @@ _proftools()
 	fi
 }
 complete -o default -F _proftools proffold profflame profrec profheap profgpu profcmp profcompress \
-	profreport profannotate proftools-profile
+	profreport profannotate proftools-profile proftools-push

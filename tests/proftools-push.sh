@@ -233,3 +233,22 @@ check_error "bad app name" 2 "invalid name 'a b'" "$PUSH" --server "$URL" --app 
 check_error "no file" 2 'no file to push' "$PUSH" --server "$URL" --app a
 check_error "a missing file" 1 'nope.tsv: not a readable file' "$PUSH" --server "$URL" --app a "$TMP/nope.tsv"
 check_status "--help" 0 "$PUSH" --help
+
+# As tests/common.sh checks the C tools: every option of --list-options in
+# the man page, in --help and offered by the bash completion.
+run "$PUSH" --list-options
+opts=$(sed 's/=.*//' "$TMP/stdout")
+"$PUSH" --help >"$TMP/help" 2>&1
+comps=$(bash -c '. "$1"; COMP_WORDS=("$2" --); COMP_CWORD=1; _proftools; printf "%s\n" "${COMPREPLY[@]}"' \
+	sh "$TOP/completions/proftools.bash" "$PUSH" 2>/dev/null)
+missing=
+for o in $opts; do
+	grep -Eq "Fl (\\\\-|-)${o#--}([^a-z0-9-]|\$)" "$TOP/man/proftools-push.1" || missing="$missing man:$o"
+	grep -Eq -- "$o([^a-z0-9-]|\$)" "$TMP/help" || missing="$missing help:$o"
+	printf '%s\n' "$comps" | sed 's/=$//' | grep -qx -- "$o" || missing="$missing completion:$o"
+done
+if [ -n "$opts" ] && [ -z "$missing" ]; then pass "every option in the man page, --help and the completion"
+else fail "every option in the man page, --help and the completion" "missing:$missing"; fi
+if need "mandoc -Tlint proftools-push.1" mandoc mandoc; then
+	assert "mandoc -Tlint proftools-push.1" sh -c "! mandoc -Tlint -W warning '$TOP/man/proftools-push.1' 2>&1 | grep ."
+fi
