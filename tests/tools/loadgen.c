@@ -11,9 +11,15 @@
  *                                THREADS blocks allocated and freed
  *                                across threads, none leaked. Prints the
  *                                bytes allocated.
+ *   loadgen work 1 MILLIONS      fixed work: MILLIONS million steps of a
+ *                                dependent multiply chain in work_chain(),
+ *                                then prints the CPU seconds it used
+ *                                itself (user + system): what profiling
+ *                                costs the profiled program
  * Built with frame pointers.
  */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +132,15 @@ NOINLINE static void *handoff_worker(void *arg)
 	return NULL;
 }
 
+NOINLINE static uint64_t work_chain(long millions)
+{
+	uint64_t x = 88172645463325252ULL;
+
+	for (long i = 0; i < millions * 1000000L; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
 static int run_threads(int n, void *(*fn)(void *))
 {
 	pthread_t *t = calloc((size_t)n, sizeof(*t));
@@ -146,7 +161,7 @@ static int run_threads(int n, void *(*fn)(void *))
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: loadgen spin|handoff N MS_OR_COUNT\n");
+		fprintf(stderr, "usage: loadgen spin|handoff|work N MS_OR_COUNT\n");
 		return 2;
 	}
 	long n = atol(argv[2]), m = atol(argv[3]);
@@ -169,6 +184,16 @@ int main(int argc, char **argv)
 			return 1;
 		printf("%llu\n", allocated);
 		free(boxes);
+		return 0;
+	}
+	if (!strcmp(argv[1], "work")) {
+		struct rusage ru;
+		volatile uint64_t sink = work_chain(m);
+
+		(void)sink;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("%.3f\n", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 		return 0;
 	}
 	fprintf(stderr, "loadgen: unknown mode %s\n", argv[1]);
