@@ -533,6 +533,11 @@ check "speedscope: --counts (an evented profile: 1 per interval)" 0 "main 3
 main;café 😀 1
 main;work 2
 main;work;leaf:odd name 1" "$F" -q --no-header --counts "$D/speedscope.json"
+# a one-line document (as most exporters write it) is not a line over the cap
+tr -d '\n' <"$D/speedscope.json" >"$TMP/one.json"
+"$F" -q --no-header "$D/speedscope.json" >"$TMP/ss.want"
+check_file "speedscope: one line longer than PROFTOOLS_MAX_LINE is read whole" 0 "$TMP/ss.want" \
+	env PROFTOOLS_MAX_LINE=256 "$F" -q --no-header "$TMP/one.json"
 head -c 300 "$D/speedscope.json" >"$TMP/cut.json"
 check_error "speedscope: cut short, with line:column and byte offset" 1 \
 	"cut.json:4:67: unterminated string \\(input cut short\\?\\) \\(byte offset 298\\)" "$F" "$TMP/cut.json"

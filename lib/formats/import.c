@@ -189,21 +189,6 @@ int prof_import_handles(enum prof_profile_format f)
 	       f == PROF_PROFILE_PERF_REPORT || f == PROF_PROFILE_SPEEDSCOPE;
 }
 
-/* The whole input in one NUL-terminated buffer (the caller frees). */
-static char *slurp(struct prof_chunks *r, size_t *len)
-{
-	struct prof_buf b = PROF_BUF_INIT;
-	size_t n;
-	char *block;
-	int last;
-
-	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &n, &last)) != NULL) {
-		prof_buf_add(&b, block, n);
-		prof_chunks_recycle(r, block);
-	}
-	return prof_buf_detach(&b, len);	/* NUL-terminated: a byte past the end */
-}
-
 int prof_import_read_text(struct prof_import *imp, enum prof_profile_format f, char *buf,
 			  size_t len)
 {
@@ -238,7 +223,7 @@ int prof_import_read(struct prof_import *imp, enum prof_profile_format f,
 		     struct prof_chunks *r)
 {
 	size_t len;
-	char *buf = slurp(r, &len);
+	char *buf = prof_chunks_read_all(r, &len);
 	int rval = prof_import_read_text(imp, f, buf, len);
 
 	free(buf);

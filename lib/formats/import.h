@@ -15,7 +15,8 @@
  * Every importer reads one whole input held in memory (these outputs are
  * small next to perf script text, and their records span lines or, for
  * JSON, the whole file), NUL-terminated and writable (lines are cut in
- * place). Frames are added to the stack table root first, as folded
+ * place); io/chunk.h's line cap does not apply (a speedscope file is often
+ * one line). Frames are added to the stack table root first, as folded
  * stacks hold them, whatever order the input lists them in.
  *
  * Errors: a malformed line or value is reported as "prog: name:line:

@@ -90,6 +90,26 @@ static void fill(struct prof_chunks *r, char *p, size_t *len, size_t cap, size_t
 	}
 }
 
+char *prof_chunks_read_all(struct prof_chunks *r, size_t *len)
+{
+	size_t n = r->carry_len, cap = n + ((size_t)1 << 16);
+	char *buf = xmalloc(cap + 1);
+
+	if (n)
+		memcpy(buf, r->carry, n);
+	r->carry_len = 0;
+	while (!r->eof) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		fill(r, buf, &n, cap, cap);
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 const char *prof_chunks_peek(struct prof_chunks *r, size_t want, size_t *len)
 {
 	if (r->carry_len < want && !r->eof) {
