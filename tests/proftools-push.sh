@@ -252,3 +252,24 @@ else fail "every option in the man page, --help and the completion" "missing:$mi
 if need "mandoc -Tlint proftools-push.1" mandoc mandoc; then
 	assert "mandoc -Tlint proftools-push.1" sh -c "! mandoc -Tlint -W warning '$TOP/man/proftools-push.1' 2>&1 | grep ."
 fi
+
+# End to end: a real profrec --rotate recording, every interval sent; the
+# bodies' counts add up to the recording's samples.
+CC=${CC:-cc}
+if $CC -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/wl" "$TESTS/demo/workload.c" -ldl 2>/dev/null &&
+	"$BIN/profrec" -q -o /dev/null -- true 2>/dev/null; then
+	run "$BIN/profrec" -q --rotate 1s -o "$TMP/live" -- "$TMP/wl" -s 1.5 split
+	rows=$(cat "$TMP/live"/profrec-*.tsv | awk -F'\t' '!/^#/ && $1 != "time_ns"' | wc -l)
+	n=$(ls "$TMP/live" | wc -l)
+	reset_stub
+	run "$PUSH" --server "$URL" --app live "$TMP/live"/profrec-*.tsv
+	sum=$(cat "$TMP"/body.* 2>/dev/null | awk '{ s += $NF } END { print s + 0 }')
+	if [ "$STATUS" = 0 ] && [ "$(grep -c '^OK .*format=folded.*name=live{}.*sampleRate=999' "$TMP/log")" -ge 2 ] &&
+		! grep -q '^BAD' "$TMP/log" && [ "$sum" = "$rows" ] && [ "$rows" -ge 500 ]; then
+		pass "profrec --rotate, then every interval pushed: $(wc -l <"$TMP/log") requests for $n files, $sum samples = the files' rows"
+	else
+		fail "profrec --rotate, then every interval pushed" "exit $STATUS, $n files, $rows rows, $sum in bodies; $(log | tr '\n' '|') $(head -c 300 "$TMP/stderr")"
+	fi
+else
+	skip "profrec --rotate, then every interval pushed" "profrec cannot record here"
+fi
