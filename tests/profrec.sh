@@ -822,6 +822,66 @@ else
 	fail "stripped library: build"
 fi
 
+# Addresses outside every FDE keep the +0x form: hot_nofde is compiled
+# without unwind tables (no FDE), hot_fde with; both in a strip -s binary.
+cat >"$TMP/nofde-main.c" <<'EOF'
+#include <time.h>
+void hot_nofde(unsigned long n);
+static volatile unsigned long sink;
+__attribute__((noinline)) void hot_fde(unsigned long n)
+{
+	unsigned long x = sink;
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 31 + i;
+	sink = x;
+}
+int main(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	do {
+		hot_fde(100000);
+		hot_nofde(100000);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < 0.5);
+	return 0;
+}
+EOF
+sed -n '/^static volatile/p; /^__attribute__/,/^}/p' "$TMP/nofde-main.c" | sed 's/hot_fde/hot_nofde/' >"$TMP/nofde-lib.c"
+if $CC -O1 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-c -o "$TMP/nofde-lib.o" "$TMP/nofde-lib.c" &&
+	$CC -O1 -fno-omit-frame-pointer -o "$TMP/nofde" "$TMP/nofde-main.c" "$TMP/nofde-lib.o" &&
+	cp "$TMP/nofde" "$TMP/nofde-stripped" && strip -s "$TMP/nofde-stripped"; then
+	f=$(nm "$TMP/nofde" | awk '$3 == "hot_fde" { sub(/^0+/, "", $1); print $1 }')
+	read -r nva nsz <<EOF2
+$(nm -S "$TMP/nofde" | awk '$4 == "hot_nofde" { print $1, $2 }')
+EOF2
+	# hot_nofde's file offset (the +0x form names file offsets)
+	noff=$(readelf -lW "$TMP/nofde" | awk '$1 == "LOAD" { print $2, $3, $6 }' | while read -r o v s; do
+		[ $((0x$nva)) -ge $((v)) ] && [ $((0x$nva)) -lt $((v + s)) ] && echo $((0x$nva - v + o)); done)
+	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nofde.tsv" -- "$TMP/nofde-stripped"
+	stacks "$TMP/nofde.tsv" | awk -F'\t' '{ n = split($6, f, ";"); for (i = n; i > 0; i--)
+		if (f[i] !~ /_\[k\]$/) { print f[i]; break } }' | sort | uniq -c >"$TMP/nofde.leaves"
+	nf=$(awk -v k="nofde-stripped!fn_$f" '$2 == k { print $1 }' "$TMP/nofde.leaves")
+	# every +0x leaf lies in hot_nofde; count their samples
+	inside=0 outside=0
+	while read -r c leaf; do
+		case $leaf in nofde-stripped+0x*) ;; *) continue ;; esac
+		o=$((${leaf#nofde-stripped+}))
+		if [ "$o" -ge "${noff:-0}" ] && [ "$o" -lt $((${noff:-0} + 0x${nsz:-0})) ]; then inside=$((inside + c))
+		else outside=$((outside + c)); fi
+	done <"$TMP/nofde.leaves"
+	if [ "$STATUS" != 0 ]; then
+		skip "outside every FDE: +0x form" "profrec cannot record here: $(head -c 200 "$TMP/stderr")"
+	elif [ -n "$noff" ] && [ "${nf:-0}" -ge 50 ] && [ "$inside" -ge 50 ] && [ "$outside" -le 5 ]; then
+		pass "outside every FDE: hot_nofde's samples stay nofde-stripped+0xOFF ($inside), hot_fde is nofde-stripped!fn_$f ($nf)"
+	else
+		fail "outside every FDE: +0x form" "fn_$f $nf, +0x in hot_nofde $inside, elsewhere $outside (offset $noff); $(sort -rn "$TMP/nofde.leaves" | head -n 4 | tr '\n' '|')"
+	fi
+else
+	fail "outside every FDE: build"
+fi
+
 # ---- --rotate: a file per interval ----
 # rot_check DIR SECONDS: every file of DIR is an interval file, valid (TSV or
 # folded), complete in itself (each stack and mapping id used has its
