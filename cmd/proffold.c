@@ -17,7 +17,9 @@
 #include "core/transform.h"
 #include "formats/folded.h"
 #include "formats/heatmap.h"
+#include "formats/pprof.h"
 #include "formats/profile.h"
+#include "formats/speedscope.h"
 #include "io/output.h"
 
 #define SYNOPSIS "proffold [-ahqv] [-e event] [-f format] [-j jobs] [-o file] [--option ...] [file ...]"
@@ -25,13 +27,13 @@
 static const char help_text[] =
 "usage: " SYNOPSIS "\n"
 "Fold stack samples into folded stacks (\"root;...;leaf weight\", sorted).\n"
-"Input: perf script text, profrec sample TSV or folded stacks, detected\n"
+"Input: perf script text, profrec sample TSV, pprof or folded stacks, detected\n"
 "automatically, compressed or not; several files are merged. Also read:\n"
 "DTrace and bpftrace stacks, eu-stack and gdb backtraces, perf report -g\n"
 "folded, speedscope JSON (prof-formats(5)).\n"
 "\n"
 "Input and folding:\n"
-"  -f, --format=FMT        auto (default), perf, profrec or folded\n"
+"  -f, --format=FMT        auto (default), perf, profrec, pprof or folded\n"
 "      --input-format=FMT  the same, or dtrace, bpftrace, eu-stack, gdb,\n"
 "                          perf-report, speedscope\n"
 "  -e, --event-filter=EV   fold only events EV (default: the first event)\n"
@@ -59,7 +61,10 @@ static const char help_text[] =
 "      --reverse           leaf first\n"
 "\n"
 "Output:\n"
-"  -o, --output=FILE       write FILE (atomically; .gz/.zst/.lz4 compress)\n"
+"  -o, --output=FILE       write FILE (atomically; .gz/.zst/.lz4 compress;\n"
+"                          .pb.gz: pprof, .speedscope.json: speedscope)\n"
+"      --output-format=FMT folded (default), pprof (gzip'd profile.proto)\n"
+"                          or speedscope (JSON)\n"
 "      --no-header         no leading \"# key=value\" metadata line\n"
 "      --top=N             bottleneck report of the N top functions (TSV)\n"
 "      --sort=KEY          rank the report by self (default) or total\n"
@@ -77,7 +82,7 @@ static const char help_text[] =
 enum {
 	OPT_ADDRS = 0x100, OPT_BUCKET, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
 	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_DEMANGLE, OPT_NO_HEADER,
-	OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
+	OPT_OUTPUT_FORMAT, OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
 	OPT_TID, OPT_TIME_FROM, OPT_TIME_TO, OPT_TOP,
 };
 
@@ -105,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "output", required_argument, NULL, 'o' },
+	{ "output-format", required_argument, NULL, OPT_OUTPUT_FORMAT },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
@@ -125,6 +131,8 @@ struct config {
 	struct prof_profile_opts read;
 	struct prof_transform xf;
 	const char *output;
+	enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE } out_format;
+	int split_threads;	/* speedscope: a profile per root "comm-PID/TID" */
 	int no_header;
 	int top;
 	struct prof_top_opts top_opts;
@@ -132,18 +140,37 @@ struct config {
 	uint64_t bucket_ns;	/* 0: --bucket not given */
 };
 
-/* Write the folded stacks or the --top report of t; 0 or 1. */
+/*
+ * Write the folded stacks, the --top report, or the pprof or speedscope
+ * export of t (samples: column 2 counts samples, see main); 0 or 1.
+ */
 static int write_result(struct config *c, const struct prof_stacks *t,
-			const struct prof_meta *meta, size_t ncounts)
+			const struct prof_meta *meta, size_t ncounts,
+			const struct prof_pprof_counter *samples)
 {
+	const char *src = prof_meta_get(meta, "source");
+	struct prof_pprof_profile pp;
 	struct prof_output *o;
 	int w;
 
-	o = prof_output_open(c->output, PROF_OUT_ATOMIC,
+	/* pprof is gzip'd whatever the name (".pb.gz" names it, not ".gz") */
+	o = prof_output_open(c->output, PROF_OUT_ATOMIC, c->out_format == OUT_PPROF ? PROF_COMP_GZIP :
 			     c->output ? prof_compression_from_suffix(c->output) : PROF_COMP_NONE);
 	if (!o)
 		return 1;
-	if (c->top) {
+	if (c->out_format == OUT_PPROF) {
+		/* sample counts only when every input was samples (not folded lines) */
+		prof_pprof_describe(&pp, t, meta, 0, samples->samples && src && (!strcmp(src, "profrec") ||
+				    !strcmp(src, "perf-script")) ? 2 : -1);
+		pp.duration_nanos = samples->last_ns;
+		w = prof_pprof_write(&pp, o);
+	} else if (c->out_format == OUT_SPEEDSCOPE) {
+		struct prof_speedscope_opts so = {
+			.name = c->output, .unit = prof_meta_get(meta, "unit"),
+			.split_roots = c->split_threads && samples->samples,
+		};
+		w = prof_speedscope_write(t, &so, o);
+	} else if (c->top) {
 		c->top_opts.unit = prof_meta_get(meta, "unit");
 		w = prof_top_write(t, &c->top_opts, meta, o);
 	} else {
@@ -200,6 +227,7 @@ int main(int argc, char **argv)
 {
 	struct config c;
 	struct prof_stacks t, xt, *out_t = &t;
+	struct prof_pprof_counter samples = { NULL, 2, 0, 0 };
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_profile_summary sum;
 	char errbuf[256];
@@ -292,6 +320,13 @@ int main(int argc, char **argv)
 		case OPT_NO_HEADER:
 			c.no_header = 1;
 			break;
+		case OPT_OUTPUT_FORMAT:
+			if ((fmt = strcmp(optarg, "folded") == 0 ? OUT_FOLDED : strcmp(optarg, "pprof") == 0
+				   ? OUT_PPROF : strcmp(optarg, "speedscope") == 0 ? OUT_SPEEDSCOPE : -1) < 0)
+				prof_usage_error(SYNOPSIS, "--output-format: expected folded, pprof or "
+						 "speedscope, got '%s'", optarg);
+			c.out_format = fmt;
+			break;
 		case OPT_PID:
 			c.read.include_pid = 1;
 			break;
@@ -336,14 +371,30 @@ int main(int argc, char **argv)
 			break;
 		case PROF_OPT_LIST_OPTIONS:
 			prof_list_option_values(long_opts, (const struct prof_option_values[]){
-				{ "format", "auto,perf,profrec,folded" },
-				{ "input-format", "auto,perf,profrec,folded,"
+				{ "format", "auto,perf,profrec,pprof,folded" },
+				{ "input-format", "auto,perf,profrec,pprof,folded,"
 				  "dtrace,bpftrace,eu-stack,gdb,perf-report,speedscope" },
 				{ "sort", "self,total" },
+				{ "output-format", "folded,pprof,speedscope" },
 				{ NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
 		}
+	}
+	if (!c.out_format && prof_pprof_name(c.output))
+		c.out_format = OUT_PPROF;
+	else if (!c.out_format && prof_speedscope_name(c.output))
+		c.out_format = OUT_SPEEDSCOPE;
+	if (c.out_format && (c.top || c.heatmap))
+		prof_usage_error(SYNOPSIS, "--output-format %s: no --top or --heatmap",
+				 c.out_format == OUT_PPROF ? "pprof" : "speedscope");
+	/* speedscope: a profile per thread, unless a rewrite moves the root */
+	c.split_threads = c.out_format == OUT_SPEEDSCOPE && !c.read.include_pid && !c.xf.strip_comm &&
+			  !c.xf.reverse && !c.xf.skip_after;
+	c.read.include_tid |= c.split_threads;
+	if (c.out_format) {	/* count samples (column 2) as they are read */
+		c.read.on_sample = prof_pprof_on_sample;
+		c.read.on_sample_ctx = &samples;
 	}
 	if (c.read.time_window && c.read.time_to_ns != UINT64_MAX &&
 	    c.read.time_to_ns <= c.read.time_from_ns)
@@ -359,7 +410,8 @@ int main(int argc, char **argv)
 		return run_heatmap(&c, (const char *const *)argv + optind,
 				   (size_t)(argc - optind)) | prof_close_stdout();
 
-	prof_stacks_init(&t, 2);	/* two columns: differential input stays so */
+	prof_stacks_init(&t, 3);	/* differential input's two columns, samples */
+	samples.t = &t;
 	if (prof_profile_read_all((const char *const *)argv + optind, (size_t)(argc - optind),
 				  &c.read, &t, &meta, &sum))
 		rval = 1;
@@ -369,7 +421,7 @@ int main(int argc, char **argv)
 		prof_stacks_release(&t);
 		out_t = &xt;
 	}
-	rval |= write_result(&c, out_t, &meta, (size_t)sum.ncounts);
+	rval |= write_result(&c, out_t, &meta, (size_t)sum.ncounts, &samples);
 	prof_stacks_release(out_t);
 	prof_meta_release(&meta);
 	prof_transform_release(&c.xf);

@@ -202,3 +202,32 @@ rust_shapes() {
 rust_raw_names() {
 	grep -E '::h[0-9a-f]{16}($|[^0-9a-f])|\$(LT|GT|u[0-9a-f]+|C|RF|BP|SP|LP|RP)\$|^_ZN|^_R[A-Z]'
 }
+
+# need_npm NAME: the npm packages that check exported profiles
+# independently of proftools (pprof-format: a pprof decoder; speedscope:
+# its file format's JSON schema; ajv: a JSON schema validator), installed
+# once into $NPM_DIR (under $BUILD) at pinned versions. True when they
+# are there; else NAME is reported skipped with the reason and false.
+NPM_DIR=$BUILD/npm
+need_npm() {
+	if [ ! -f "$NPM_DIR/.installed" ] && [ ! -f "$TMP/npm.failed" ]; then
+		if ! have node || ! have npm; then
+			echo "node or npm not installed" >"$TMP/npm.failed"
+		else
+			mkdir -p "$NPM_DIR"
+			# test files run in parallel: one installs, the others wait
+			(
+				flock 9 2>/dev/null || true
+				[ -f "$NPM_DIR/.installed" ] ||
+					{ npm install --prefix "$NPM_DIR" --no-audit --no-fund \
+						pprof-format@2.3.2 speedscope@1.25.0 ajv@8.20.0 \
+						>"$NPM_DIR/install.log" 2>&1 && touch "$NPM_DIR/.installed"; }
+			) 9>"$NPM_DIR.lock"
+			[ -f "$NPM_DIR/.installed" ] ||
+				echo "npm could not install pprof-format, speedscope and ajv: $(tail -n 1 "$NPM_DIR/install.log" 2>/dev/null)" >"$TMP/npm.failed"
+		fi
+	fi
+	[ -f "$NPM_DIR/.installed" ] && return 0
+	skip "$1" "$(cat "$TMP/npm.failed")"
+	return 1
+}

@@ -810,3 +810,101 @@ if [ -x "$BUILD/tests/tools/stripes" ] &&
 else
 	skip "heatmap of a real recording" "profrec could not record here: $(head -c 200 "$TMP/rec.err" 2>/dev/null | tr '\n' ' ')"
 fi
+
+# ---- pprof and speedscope export, pprof import (issue 16) ----
+# A profrec recording of two threads and two events, with sampled addresses.
+{
+	printf '# source=profrec event=cpu-clock,offcpu-time unit=ns,ns freq=1000 call_graph=fp start_time=2026-01-02T03:04:05Z\n'
+	printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n'
+	printf '1000\t7\t7\tapp\t0\tcpu-clock\t1000000\t0\tmain;work;leaf\t401136\t0\t0x400000 0x0 abcd /bin/app\n'
+	printf '2000000\t7\t8\tapp\t1\tcpu-clock\t1000000\t0\t\t401138\t0\t\n'
+	printf '3000000\t7\t8\tapp\t1\tcpu-clock\t1000000\t1\tmain;work;sys_[k]\tffffffff81000000\t\t\n'
+	printf '4000000\t7\t7\tapp\t0\toffcpu-time\t5000000\t2\tmain;wait;schedule_[k]\t\t\t\n'
+	printf '5000000\t7\t7\tapp\t0\tcpu-clock\t1000000\t3\tmain;work;leaf;main;work\t401140\t0\t\n'
+} >"$TMP/x.tsv"
+validate_tsv "export: profrec fixture valid" profrec-samples "$TMP/x.tsv"
+for ev in cpu-clock offcpu-time; do
+	"$F" -q --no-header -e "$ev" "$TMP/x.tsv" >"$TMP/x.$ev.folded"
+	"$F" -q -e "$ev" -o "$TMP/x.$ev.pb.gz" "$TMP/x.tsv"
+	check_file "pprof round trip: profrec TSV -e $ev" 0 "$TMP/x.$ev.folded" "$F" -q --no-header "$TMP/x.$ev.pb.gz"
+done
+check "pprof import metadata" 0 "# source=pprof event=off_cpu unit=ns start_time=2026-01-02T03:04:05Z" \
+	sh -c "\"$F\" -q \"$TMP/x.offcpu-time.pb.gz\" | head -n 1"
+check "pprof -e samples" 0 "app;main;work;leaf 2
+app;main;work;leaf;main;work 1
+app;main;work;sys_[k] 1" "$F" -q --no-header -e samples "$TMP/x.cpu-clock.pb.gz"
+check "pprof --counts" 0 "app;main;work;leaf 2
+app;main;work;leaf;main;work 1
+app;main;work;sys_[k] 1" "$F" -q --no-header --counts "$TMP/x.cpu-clock.pb.gz"
+check "pprof -e cpu-clock finds cpu" 0 "app;main;work;leaf 2000000
+app;main;work;leaf;main;work 1000000
+app;main;work;sys_[k] 1000000" "$F" -q --no-header -e cpu-clock "$TMP/x.cpu-clock.pb.gz"
+check_error "pprof -e of no sample type" 1 "x.cpu-clock.pb.gz: no sample type 'bytes' in the profile \(it has: samples, cpu\)" \
+	"$F" -q -e bytes "$TMP/x.cpu-clock.pb.gz"
+# the name: .pb.gz wins over .gz; --output-format pprof gzips whatever the name
+"$F" -q -o "$TMP/n.pb.gz" "$TMP/x.tsv"
+"$F" -q --output-format pprof -o "$TMP/n.raw" "$TMP/x.tsv"
+"$F" -q --output-format pprof "$TMP/x.tsv" >"$TMP/n.stdout"
+gzip -dc "$TMP/n.pb.gz" >"$TMP/n.pb" 2>/dev/null
+if [ "$(od -An -tx1 -N1 "$TMP/n.pb" | tr -d ' ')" = 0a ] &&
+	gzip -dc "$TMP/n.raw" | cmp -s - "$TMP/n.pb" && gzip -dc "$TMP/n.stdout" | cmp -s - "$TMP/n.pb"; then
+	pass "pprof: .pb.gz implies pprof, gzip'd whatever the name"
+else
+	fail "pprof: .pb.gz implies pprof, gzip'd whatever the name" "$(od -An -tx1 -N4 "$TMP/n.pb.gz")"
+fi
+check_file "pprof raw (not gzip'd) input" 0 "$TMP/x.cpu-clock.folded" "$F" -q --no-header "$TMP/n.pb"
+check_file "pprof from stdin" 0 "$TMP/x.cpu-clock.folded" sh -c "\"$F\" -q --no-header <\"$TMP/n.pb.gz\""
+"$F" -q -o "$TMP/n.folded.gz" "$TMP/x.tsv"
+check "plain .gz stays folded" 0 "# source=profrec event=cpu-clock unit=ns freq=1000 call_graph=fp start_time=2026-01-02T03:04:05Z" \
+	sh -c "gzip -dc \"$TMP/n.folded.gz\" | head -n 1"
+check_error "--output-format takes no --top" 2 "no --top or --heatmap" "$F" --top 3 -o "$TMP/t.pb.gz" "$TMP/x.tsv"
+check_error "--output-format: unknown" 2 "expected folded, pprof or speedscope, got 'svg'" \
+	"$F" --output-format svg "$TMP/x.tsv"
+# bad inputs: errors with byte offsets
+size=$(wc -c <"$TMP/n.pb")
+head -c $((size - 3)) "$TMP/n.pb" >"$TMP/cut.pb"
+check_error "truncated protobuf: byte offset" 1 "cut.pb: byte [0-9]+: truncated" "$F" -q "$TMP/cut.pb"
+head -c $((size / 2)) "$TMP/n.pb" | gzip -c >"$TMP/cut.pb.gz"
+check_error "truncated protobuf, gzip'd: byte offset" 1 "cut.pb.gz: byte [0-9]+: truncated" "$F" -q "$TMP/cut.pb.gz"
+size=$(wc -c <"$TMP/n.pb.gz")
+head -c $((size - 10)) "$TMP/n.pb.gz" >"$TMP/badgz.pb.gz"
+check_error "cut gzip stream: an error, not a profile" 1 "badgz.pb.gz" "$F" -q "$TMP/badgz.pb.gz"
+# the corpus captures: pprof round trip; an independent decoder agrees with --top
+for cap in "$D"/perf-*.txt.gz; do
+	c=$(basename "$cap" .txt.gz)
+	"$F" -q --no-header "$cap" >"$TMP/$c.folded"
+	"$F" -q -o "$TMP/$c.pb.gz" "$cap"
+	check_file "pprof round trip: $c" 0 "$TMP/$c.folded" "$F" -q --no-header "$TMP/$c.pb.gz"
+done
+if need_npm "pprof-format decodes our pprof: totals per function = --top"; then
+	for cap in "$D"/perf-*.txt.gz "$TMP/x.tsv"; do
+		c=$(basename "$cap" .txt.gz)
+		"$F" -q -o "$TMP/$c.pb.gz" "$cap"
+		"$F" -q --top 1000000 "$cap" | awk -F'\t' 'NR > 2 { print $2 "\t" $3 "\t" $5 }' | sort >"$TMP/$c.top"
+		check_file "pprof-format decodes $c: self/total per function = --top" 0 "$TMP/$c.top" \
+			sh -c "node \"$TESTS/tools/pprof_totals.js\" \"$NPM_DIR\" \"$TMP/$c.pb.gz\" 2>\"$TMP/$c.types\" | sort"
+	done
+	check_error "pprof-format: sample types, period, times" 0 \
+		"types=samples/count,cpu/nanoseconds default=cpu samples=3 period=1000000 period_type=cpu/nanoseconds time_nanos=1767323045000000000 duration_nanos=5000000" \
+		node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/x.tsv.pb.gz"
+fi
+# speedscope: schema-valid, a profile per thread, self weights = --top's
+check "speedscope: a profile per thread, shared frames" 0 \
+	'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main"},{"name":"work"},{"name":"leaf"},{"name":"sys_[k]"}]},"profiles":[{"type":"sampled","name":"app-7/7","unit":"nanoseconds","startValue":0,"endValue":2000000,"samples":[[0,1,2],[0,1,2,0,1]],"weights":[1000000,1000000]},{"type":"sampled","name":"app-7/8","unit":"nanoseconds","startValue":0,"endValue":2000000,"samples":[[0,1,2],[0,1,3]],"weights":[1000000,1000000]}],"name":"proftools","activeProfileIndex":0,"exporter":"proftools"}' \
+	"$F" -q --output-format speedscope "$TMP/x.tsv"
+printf 'a;b 3\na;c\\"x 2.5\n' >"$TMP/q.folded"
+check "speedscope: folded input, one profile, JSON escaped" 0 \
+	'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"},{"name":"c\\\"x"}]},"profiles":[{"type":"sampled","name":"proftools","unit":"none","startValue":0,"endValue":5.5,"samples":[[0,1],[0,2]],"weights":[3,2.5]}],"name":"proftools","activeProfileIndex":0,"exporter":"proftools"}' \
+	"$F" -q --output-format speedscope "$TMP/q.folded"
+if need_npm "speedscope export valid against speedscope's schema"; then
+	for cap in "$D"/perf-*.txt.gz "$TMP/x.tsv"; do
+		c=$(basename "$cap" .txt.gz)
+		"$F" -q -o "$TMP/$c.speedscope.json" "$cap"
+		"$F" -q --top 1000000 "$cap" | awk -F'\t' 'NR > 2 && $3 > 0 { print $2 "\t" $3 }' | sort >"$TMP/$c.self"
+		{ echo valid; cat "$TMP/$c.self"; } >"$TMP/$c.want"
+		check_file "speedscope $c: schema-valid, self per function = --top" 0 "$TMP/$c.want" \
+			sh -c "node \"$TESTS/tools/speedscope_check.js\" \"$NPM_DIR\" \"$TMP/$c.speedscope.json\" | { read -r v; echo \"\$v\"; sort; }"
+	done
+	printf '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[]},"profiles":[{"type":"sampled"}]}' >"$TMP/bad.json"
+	check_status "speedscope validator rejects a bad document" 1 node "$TESTS/tools/speedscope_check.js" "$NPM_DIR" "$TMP/bad.json"
+fi

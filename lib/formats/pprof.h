@@ -110,8 +110,10 @@ int prof_pprof_name(const char *path);
  * Nonzero if buf[0..len) (the decompressed start of an input; complete:
  * the whole input) parses as a Profile message: every top-level field a
  * profile.proto field of its wire type (a field cut by the end of an
- * incomplete window allowed), and binary (a control byte other than tab,
- * newline and carriage return), so that no text input is taken for one.
+ * incomplete window allowed, and in a whole input after two good fields:
+ * a truncated profile, reported by the reader), and binary (a control
+ * byte other than tab, newline and carriage return), so that no text
+ * input is taken for one.
  */
 int prof_pprof_detect(const char *buf, size_t len, int complete);
 

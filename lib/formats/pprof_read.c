@@ -503,8 +503,12 @@ int prof_pprof_detect(const char *buf, size_t len, int complete)
 			return 0;
 		nfields++;
 	}
-	/* a field cut by the end of the window is fine when there is more */
-	if (k < 0 && (complete || strncmp(r.error, "truncated", 9) != 0))
+	/*
+	 * A field cut by the end of the window is fine when there is more;
+	 * a whole input cut short after two good fields is a truncated
+	 * profile (its reader says where), not text.
+	 */
+	if (k < 0 && strncmp(r.error, "truncated", 9) != 0)
 		return 0;
-	return nfields > 0;
+	return k < 0 && complete ? nfields >= 2 : nfields > 0;
 }

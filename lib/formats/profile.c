@@ -10,6 +10,7 @@
 #include "formats/folded.h"
 #include "formats/import.h"
 #include "formats/perfscript.h"
+#include "formats/pprof.h"
 #include "formats/profile.h"
 #include "formats/samples_tsv.h"
 #include "io/chunk.h"
@@ -52,6 +53,7 @@ static const char *const format_names[] = {
 	[PROF_PROFILE_FOLDED] = "folded",
 	[PROF_PROFILE_PROFREC] = "profrec",
 	[PROF_PROFILE_PERF_SCRIPT] = "perf",
+	[PROF_PROFILE_PPROF] = "pprof",
 	[PROF_PROFILE_DTRACE] = "dtrace",
 	[PROF_PROFILE_EUSTACK] = "eu-stack",
 	[PROF_PROFILE_GDB] = "gdb",
@@ -82,6 +84,8 @@ enum prof_profile_format prof_profile_detect(const char *buf, size_t len, int co
 {
 	enum prof_profile_format f;
 
+	if (prof_pprof_detect(buf, len, complete))
+		return PROF_PROFILE_PPROF;
 	if (prof_samples_detect(buf, len))
 		return PROF_PROFILE_PROFREC;
 	if (prof_perfscript_detect(buf, len, complete))
@@ -380,6 +384,31 @@ static int read_import(struct reading *rd, struct prof_chunks *r, enum prof_prof
 	return rval;
 }
 
+/* pprof: the whole (decompressed) message, then pprof.h's reader. */
+static int read_pprof(struct reading *rd, struct prof_chunks *r)
+{
+	struct prof_pprof_read_opts po = {
+		.type = rd->opts->event, .counts = rd->opts->counts,
+		.on_stack = rd->opts->on_stack, .on_stack_ctx = rd->opts->on_stack_ctx,
+	};
+	struct prof_meta in = PROF_META_INIT;
+	struct prof_buf all = PROF_BUF_INIT;
+	size_t len;
+	int last, rval;
+	char *block;
+
+	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
+		prof_buf_add(&all, block, len);
+		prof_chunks_recycle(r, block);
+	}
+	rval = prof_chunks_failed(r) ? -1 : prof_pprof_read(all.data, all.len, prof_chunks_name(r),
+							       &po, rd->t, &in);
+	merge_meta(rd, &in);
+	prof_meta_release(&in);
+	prof_buf_release(&all);
+	return rval;
+}
+
 /* A regular file, not standard input: it can be opened again. */
 static int is_regular(const char *path)
 {
@@ -558,7 +587,8 @@ int prof_profile_read_all(const char *const *paths, size_t n,
 			close_input(&rd, r);
 			continue;
 		}
-		if ((f == PROF_PROFILE_PROFREC ? read_profrec(&rd, r) : read_folded(&rd, r)) != 0)
+		if ((f == PROF_PROFILE_PROFREC ? read_profrec(&rd, r) :
+		     f == PROF_PROFILE_PPROF ? read_pprof(&rd, r) : read_folded(&rd, r)) != 0)
 			rval = -1;
 		close_input(&rd, r);
 	}

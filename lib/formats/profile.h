@@ -37,6 +37,8 @@
  *    first of the metadata's event list, else the first row's).
  *  - `perf script` text, with or without -g (perfscript.h): folded
  *    exactly like stackcollapse-perf.pl, read by opts.jobs threads.
+ *  - pprof's profile.proto, gzip'd (.pb.gz) or raw (pprof.h): one
+ *    sample type is folded (opts.event, else the profile's default).
  *  - other profilers' and debuggers' output (import.h): DTrace and
  *    bpftrace aggregated stacks, eu-stack and gdb backtraces, perf report
  *    -g folded, speedscope JSON; read whole, one sample per backtrace.
@@ -84,6 +86,7 @@ enum prof_profile_format {
 	PROF_PROFILE_FOLDED,
 	PROF_PROFILE_PROFREC,		/* profrec sample TSV */
 	PROF_PROFILE_PERF_SCRIPT,
+	PROF_PROFILE_PPROF,		/* pprof profile.proto (pprof.h) */
 	PROF_PROFILE_DTRACE,		/* DTrace, bpftrace stacks (dtrace.h) */
 	PROF_PROFILE_EUSTACK,		/* eu-stack output (eustack.h) */
 	PROF_PROFILE_GDB,		/* gdb backtraces (gdbbt.h) */
@@ -161,9 +164,9 @@ void prof_profile_opts_init(struct prof_profile_opts *opts);
 enum prof_profile_format prof_profile_detect(const char *buf, size_t len, int complete);
 
 /*
- * The format named by name ("auto", "folded", "profrec", "perf" or
- * "perf-script"), or -1 if none is. prof_profile_format_name() gives
- * the canonical name ("auto", "folded", "profrec", "perf").
+ * The format named by name ("auto", "folded", "profrec", "perf",
+ * "perf-script" or "pprof"), or -1 if none is. prof_profile_format_name()
+ * gives the canonical name ("auto", "folded", "profrec", "perf", "pprof").
  */
 int prof_profile_format_parse(const char *name);
 /* The importers' names too: "dtrace" (or "bpftrace"), "eu-stack", "gdb",
