@@ -246,6 +246,57 @@ int main(void)
 		prof_meta_release(&meta);
 	}
 
+	TEST("--max-bytes: the oldest files go first, the newest stays") {
+		char tmpl[] = "/tmp/unit_rotate.XXXXXX", *dir = mkdtemp(tmpl), *old;
+		struct prof_rotate_options o = { .dir = dir, .interval_s = 1 };
+		struct prof_meta meta = PROF_META_INIT;
+		struct prof_sample_writer w;
+		struct prof_rotation *rot;
+		struct prof_stacks t;
+		uint32_t id = one_stack(&t);
+		struct stat st;
+		char **names;
+		size_t n;
+		FILE *f;
+
+		/* an interval file of an earlier run, the oldest: 1000 bytes */
+		old = xasprintf("%s/profrec-20000101T000000Z.tsv", dir);
+		f = fopen(old, "w");
+		for (int i = 0; f && i < 100; i++)
+			fputs("123456789\n", f);
+		if (f)
+			fclose(f);
+		prof_meta_set(&meta, "source", "test");
+		prof_sample_writer_init(&w, NULL, &t, 0);
+		o.max_bytes = 600;	/* an interval file of one row is about 200 */
+		rot = prof_rotation_new(&o, 0);
+		CHECK(rot && prof_rotation_begin(rot, &w, &meta, prof_now_ns()) == 0);
+		add_row(&w, rot->from_ns, id);
+		prof_rotation_advance(rot, &w, rot->until_ns);
+		CHECK(stat(old, &st) != 0);	/* the old run's file went first */
+		names = list_dir(dir, &n);
+		CHECK(n == 1);	/* this run's first interval (rot->name is the next one) */
+		if (n == 1) {
+			char *p = xasprintf("%s/%s", dir, names[0]);
+
+			CHECK(stat(p, &st) == 0 && st.st_size < 600);
+			free(p);
+		}
+		free_list(names, n);
+		rot->opt.max_bytes = 1;		/* less than any file: the newest stays */
+		add_row(&w, rot->from_ns, id);
+		CHECK(prof_rotation_finish(rot, &w, rot->from_ns + SEC / 2) == 0);
+		names = list_dir(dir, &n);
+		CHECK(n == 1 && strcmp(names[0], strrchr(rot->name, '/') + 1) == 0);
+		free_list(names, n);
+		remove_dir(dir);
+		free(old);
+		prof_rotation_free(rot);
+		prof_sample_writer_release(&w);
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+	}
+
 	TEST("a file where the directory should be") {
 		char *path = unit_temp_file("x");
 		struct prof_rotate_options o = { .dir = path, .interval_s = 1 };
