@@ -245,19 +245,19 @@ if ! have perf; then
 elif ! perf_record pdiv -- "$TMP/div"; then
 	skip "perf script input" "perf cannot record here (uid $(id -u), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(head -c 200 "$TMP/perf.err")"
 else
-	# perf_same NAME WHAT PERF-SCRIPT-OPTIONS...: profannotate -s chain on the
-	# perf script text of $TMP/NAME.data names the hottest instruction perf
-	# annotate names, with the same percentages. Both read the very same
+	# perf_same NAME WHAT PERF-SCRIPT-OPTIONS...: profannotate on the perf
+	# script text of $TMP/NAME.data names the hottest instruction perf
+	# annotate -s ${PSYM:-chain} names, with the same percentages. Both read the very same
 	# samples and give each to the instruction at its pc, so the match is
 	# exact, not "near": skid moved the pc before either tool saw it. A tie
 	# (two instructions with the same count) is not a difference.
 	perf_same() {
 		_n=$1 _what=$2
 		shift 2
-		perf annotate --stdio -i "$TMP/$_n.data" -s chain >"$TMP/$_n.ann" 2>/dev/null
+		perf annotate --stdio -i "$TMP/$_n.data" -s "${PSYM:-chain}" >"$TMP/$_n.ann" 2>/dev/null
 		perf_profile "$TMP/$_n.ann" >"$TMP/$_n.theirs"
 		perf script -i "$TMP/$_n.data" "$@" >"$TMP/$_n.txt" 2>/dev/null
-		run "$A" -s chain "$TMP/$_n.txt"
+		run "$A" "$TMP/$_n.txt"	# the hottest function: the chain
 		cp "$TMP/stdout" "$TMP/$_n.tsv"
 		our_profile "$TMP/$_n.tsv" >"$TMP/$_n.ours"
 		_t=$(hottest "$TMP/$_n.theirs") _o=$(hottest "$TMP/$_n.ours")
@@ -287,6 +287,30 @@ else
 	if perf_record plib -- "$TMP/usediv"; then
 		perf_same plib "shared library, -F ip,sym,symoff,dso: perf annotate's hottest instruction" \
 			-F ip,sym,symoff,dso
+	fi
+	# C++: perf script prints demangled names without parameters
+	cat >"$TMP/cxx.cc" <<'EOF2'
+#include <cstdio>
+namespace demo {
+struct Engine {
+	__attribute__((noinline)) unsigned long chain(unsigned long x, unsigned long d, long n) const;
+};
+unsigned long Engine::chain(unsigned long x, unsigned long d, long n) const
+{
+	for (long i = 0; i < n; i++)
+		x = x / d + 12345;	/* a dependent division chain */
+	return x;
+}
+}
+int main(int argc, char **)
+{
+	demo::Engine e;
+	std::printf("%lu\n", e.chain(123456789, argc > 5 ? 7 : 3, 40000000));
+}
+EOF2
+	if "${CXX:-c++}" -O2 -g -o "$TMP/cxx" "$TMP/cxx.cc" 2>/dev/null && perf_record pcxx -- "$TMP/cxx"; then
+		PSYM=demo::Engine::chain perf_same pcxx \
+			"C++, -F ip,sym,symoff,dso: demo::Engine::chain found by its demangled name" -F ip,sym,symoff,dso
 	fi
 	if perf_record pg -g -- "$TMP/div"; then
 		perf_same pg "call chains (-g), perf script's default fields: the first frame counted" 

@@ -39,6 +39,7 @@
 
 #include "annotate/samples.h"
 #include "annotate/samples_read.h"
+#include "base/demangle.h"
 #include "base/error.h"
 #include "base/hashmap.h"
 #include "base/xalloc.h"
@@ -60,9 +61,18 @@ struct mapping {
 	uint64_t start, end, pgoff;
 };
 
+/* A function by its demangled name. */
+struct dname {
+	char *name;
+	uint64_t addr;
+};
+
 /* What the reader knows of s->files[i]. */
 struct pfile {
 	struct prof_elfcode *elf;	/* NULL: not readable (annotate.c says why) */
+	struct dname *dnames;		/* sorted by name; built on the first miss */
+	size_t ndnames;
+	int dnames_built;
 	unsigned long unplaced;		/* samples not placed (see the top) */
 	unsigned long unknown_sym;	/* of which with a sym+offset not in the file's symbols */
 };
@@ -221,14 +231,107 @@ static uint32_t file_index(struct perf_reader *rd, char *path, size_t n)
 	return (uint32_t)f;
 }
 
+static int by_dname(const void *a, const void *b)
+{
+	return strcmp(((const struct dname *)a)->name, ((const struct dname *)b)->name);
+}
+
+/*
+ * The length of C++ name d without its parameter list and the qualifiers
+ * after it ("ns::f(int) const" -> "ns::f"): perf script prints C++
+ * names so. 0 when it has none.
+ */
+static size_t without_params(const char *d)
+{
+	size_t n = strlen(d), depth = 0;
+
+	while (n > 0 && d[n - 1] != ')' && (d[n - 1] == ' ' || d[n - 1] == '&' ||
+	       strchr("constvlai", d[n - 1])))	/* " const", " volatile", " &", " &&" */
+		n--;
+	if (n == 0 || d[n - 1] != ')')
+		return 0;
+	while (n-- > 0) {
+		if (d[n] == ')')
+			depth++;
+		else if (d[n] == '(' && --depth == 0)
+			return n;
+	}
+	return 0;
+}
+
+static void add_dname(struct pfile *p, size_t *cap, char *name, uint64_t addr)
+{
+	PROF_GROW(p->dnames, p->ndnames + 1, *cap);
+	p->dnames[p->ndnames++] = (struct dname){ name, addr };
+}
+
+/*
+ * p's functions by demangled name, with and without parameters, sorted;
+ * a name that two functions share (overloads without their parameters)
+ * gets the address UINT64_MAX: not found.
+ */
+static void build_dnames(struct pfile *p)
+{
+	size_t n, cap = 0, cut, j = 0;
+	const struct prof_elfcode_func *fn = prof_elfcode_funcs(p->elf, &n);
+
+	p->dnames_built = 1;
+	for (size_t i = 0; i < n; i++) {
+		char *dm = prof_demangle_candidate(fn[i].name, strlen(fn[i].name)) ?
+			   prof_demangle(fn[i].name, strlen(fn[i].name)) : NULL;
+
+		if (!dm)
+			continue;
+		if ((cut = without_params(dm)) > 0)
+			add_dname(p, &cap, xstrndup(dm, cut), fn[i].addr);
+		add_dname(p, &cap, dm, fn[i].addr);
+	}
+	if (!p->ndnames)
+		return;
+	qsort(p->dnames, p->ndnames, sizeof(*p->dnames), by_dname);
+	for (size_t i = 1; i < p->ndnames; i++) {
+		if (strcmp(p->dnames[j].name, p->dnames[i].name) != 0) {
+			p->dnames[++j] = p->dnames[i];
+			continue;
+		}
+		if (p->dnames[j].addr != p->dnames[i].addr)
+			p->dnames[j].addr = UINT64_MAX;
+		free(p->dnames[i].name);
+	}
+	p->ndnames = j + 1;
+}
+
+/*
+ * The function named name in p: by its symbol, else by its demangled
+ * name, since perf script prints C++ and Rust names demangled (the table
+ * of those is made once per file, on the first name not found; a name
+ * two functions share is not found). Returns 0 and *addr, or -1.
+ */
+static int find_function(struct pfile *p, const char *name, uint64_t *addr)
+{
+	const struct prof_elfcode_func *fn = prof_elfcode_find(p->elf, name);
+	struct dname key = { (char *)name, 0 }, *d;
+
+	if (fn) {
+		*addr = fn->addr;
+		return 0;
+	}
+	if (!p->dnames_built)
+		build_dnames(p);
+	d = p->ndnames ? bsearch(&key, p->dnames, p->ndnames, sizeof(*d), by_dname) : NULL;
+	if (!d || d->addr == UINT64_MAX)
+		return -1;
+	*addr = d->addr;
+	return 0;
+}
+
 /* The ELF address of symbol fr->sym in file f: 0, or -1 when it has none. */
 static int sym_addr(struct perf_reader *rd, uint32_t f, struct frame *fr, uint64_t *addr)
 {
 	uint64_t key = hash_bytes(0xcbf29ce484222325ull ^ f, fr->sym, fr->sym_len);
 	struct sym *e = prof_hashmap_get(&rd->syms, key);
-	const struct prof_elfcode_func *fn;
 	char save = fr->sym[fr->sym_len];
-	int added;
+	int added, found;
 
 	if (e && e->file == f && strlen(e->name) == fr->sym_len &&
 	    memcmp(e->name, fr->sym, fr->sym_len) == 0) {
@@ -236,14 +339,13 @@ static int sym_addr(struct perf_reader *rd, uint32_t f, struct frame *fr, uint64
 		return e->found ? 0 : -1;
 	}
 	fr->sym[fr->sym_len] = 0;
-	fn = prof_elfcode_find(rd->pf[f].elf, fr->sym);
+	found = find_function(&rd->pf[f], fr->sym, addr) == 0;
 	if (!e) {	/* a colliding name is looked up every time: rare */
 		e = prof_hashmap_put(&rd->syms, key, &added);
-		*e = (struct sym){ xstrdup(fr->sym), f, fn != NULL, fn ? fn->addr : 0 };
+		*e = (struct sym){ xstrdup(fr->sym), f, found, found ? *addr : 0 };
 	}
 	fr->sym[fr->sym_len] = save;
-	*addr = fn ? fn->addr : 0;
-	return fn ? 0 : -1;
+	return found ? 0 : -1;
 }
 
 /* The offset in file f of fr's pc (see the top of the file): 0, or -1. */
@@ -408,8 +510,12 @@ int prof_ann_perf_read(struct prof_lines *lr, char *line, size_t len, int after_
 		read_line(&rd, line, len);
 	prof_ann_hits_merge(s);
 	rc = finish(&rd);
-	for (size_t i = 0; i < s->nfiles; i++)
+	for (size_t i = 0; i < s->nfiles; i++) {
 		prof_elfcode_close(rd.pf[i].elf);
+		for (size_t j = 0; j < rd.pf[i].ndnames; j++)
+			free(rd.pf[i].dnames[j].name);
+		free(rd.pf[i].dnames);
+	}
 	for (size_t i = 0; i < prof_hashmap_count(&rd.syms); i++)
 		free(((struct sym *)prof_hashmap_at(&rd.syms, i, NULL))->name);
 	for (size_t i = 0; i < rd.nmaps; i++) {
