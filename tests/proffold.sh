@@ -520,6 +520,20 @@ check "perf report: metadata, unit samples" 0 "# unit=samples event=cpu-clock:pp
 check "perf report -g folded (callee order, percent): root first, unit percent" 0 "# unit=percent event=cpu-clock:ppp source=perf-report
 start_thread;busy;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib;fib 1.65" \
 	sh -c "\"$F\" \"$D/perf-report-callee.txt\" | head -n 2"
+# two events (cpu-clock and page-faults), counts and periods: the first is
+# folded unless -e names another; counts add up to the header's samples
+check "perf report, two events: the first folded, unit samples" 0 "# unit=samples event=cpu-clock source=perf-report" \
+	sh -c "\"$F\" -q \"$D/perf-report-two.txt\" | head -n 1"
+check_error "perf report, two events: a note names the other" 0 "skipped the samples of: page-faults" \
+	"$F" "$D/perf-report-two.txt"
+check "perf report -e page-faults: its 15 samples" 0 "# unit=samples event=page-faults source=perf-report 15" \
+	sh -c "\"$F\" -e page-faults \"$D/perf-report-two.txt\" | awk 'NR == 1 { h = \$0 } NR > 1 { s += \$NF } END { print h, s }'"
+check "perf report -e page-faults, periods: its event count, in page-faults" 0 "# unit=page-faults event=page-faults source=perf-report 62" \
+	sh -c "\"$F\" -e page-faults \"$D/perf-report-two-period.txt\" | awk 'NR == 1 { h = \$0 } NR > 1 { s += \$NF } END { print h, s }'"
+check "perf report, periods of cpu-clock: ns" 0 "# unit=ns event=cpu-clock source=perf-report" \
+	sh -c "\"$F\" -q \"$D/perf-report-two-period.txt\" | head -n 1"
+check_error "perf report -e an event it does not have" 1 "no samples of event 'cycles'" \
+	"$F" -e cycles "$D/perf-report-two.txt"
 check_error "perf report with children: refused, with the option" 1 \
 	"perf-report-children.txt:9: perf report with children: .*--no-children" "$F" "$D/perf-report-children.txt"
 

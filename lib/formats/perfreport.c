@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +43,14 @@ struct report_state {
 	int folding;			/* this event's section is the one folded */
 	const char *event;		/* the event folded (in the buffer) */
 	size_t event_len;
-	prof_weight samples;		/* its "# Samples:" count */
+	prof_weight samples;		/* its "# Samples:" count ("2K": about 2000) */
+	prof_weight events;		/* its "# Event count (approx.):" */
 	prof_weight total;		/* the values of its chains added up */
 	int percent, plain;		/* values seen with '%' and without */
 	const char *sym;		/* the entry's symbol */
 	size_t sym_len;
 	int leaf_first;			/* the last chain's order */
-	unsigned long skipped;		/* samples of the other events */
+	char skipped[256];		/* the other events' names, ", " between */
 };
 
 /* "# Samples: 74  of event 'cpu-clock:ppp'": a section starts. */
@@ -57,13 +59,15 @@ static void section(struct prof_import *imp, struct report_state *st, const char
 {
 	const char *q = memmem(s, (size_t)(end - s), " of event '", 11), *e;
 	prof_weight n = 0;
-	size_t dn = strspn(s, "0123456789");
+	size_t dn = strspn(s, "0123456789"), k;
 
 	if (!q || (e = memchr(q + 11, '\'', (size_t)(end - q - 11))) == NULL)
 		q = e = NULL;
 	else
 		q += 11;
 	prof_import_count(s, dn, &n);
+	if (s[dn] == 'K' || s[dn] == 'M')	/* perf rounds big counts: "2K" */
+		n *= s[dn] == 'K' ? 1e3L : 1e6L;
 	if (!st->event && q && (!imp->event || !*imp->event ||
 				((size_t)(e - q) == strlen(imp->event) &&
 				 memcmp(q, imp->event, (size_t)(e - q)) == 0))) {
@@ -73,7 +77,10 @@ static void section(struct prof_import *imp, struct report_state *st, const char
 		st->folding = 1;
 		return;
 	}
-	st->skipped += (unsigned long)n;
+	k = strlen(st->skipped);
+	if (q && k + (size_t)(e - q) + 3 < sizeof(st->skipped))
+		snprintf(st->skipped + k, sizeof(st->skipped) - k, "%s%.*s", k ? ", " : "",
+			 (int)(e - q), q);
 	st->folding = 0;
 }
 
@@ -153,7 +160,9 @@ static void set_unit(struct prof_import *imp, const struct report_state *st)
 	char name[64];
 	size_t n = strcspn(st->event, ":/'");
 
-	if (imp->counts || (st->plain && st->total == st->samples)) {
+	/* counts add up to about the samples, periods to about the event count */
+	if (imp->counts || (st->plain && fabsl(st->total - st->samples) <=
+			    fabsl(st->total - st->events))) {
 		prof_meta_set(&imp->meta, "unit", "samples");
 	} else if (st->percent) {
 		prof_meta_set(&imp->meta, "unit", "percent");
@@ -181,6 +190,9 @@ int prof_perfreport_read(struct prof_import *imp, char *buf, size_t len)
 		lineno++;
 		if ((s = after(line, n, "# Samples: ")) != NULL) {
 			section(imp, &st, s, line + n);
+		} else if ((s = after(line, n, "# Event count (approx.): ")) != NULL) {
+			if (st.folding)
+				prof_import_count(s, strspn(s, "0123456789"), &st.events);
 		} else if (after(line, n, "# Children ")) {
 			prof_import_bad(imp, lineno, "perf report with children: every sample is "
 					"under each function of its chain; run perf report --no-children");
@@ -203,10 +215,9 @@ int prof_perfreport_read(struct prof_import *imp, char *buf, size_t len)
 		return -1;
 	}
 	snprintf(event, sizeof(event), "%.*s", (int)st.event_len, st.event);
-	if (st.skipped)
-		prof_info(1, "note: folded only '%s' samples; skipped %lu sample%s of other events%s",
-			  event, st.skipped, st.skipped == 1 ? "" : "s",
-			  imp->event && *imp->event ? "" : " (choose with --event-filter)");
+	if (st.skipped[0])
+		prof_info(1, "note: folded only '%s' samples; skipped the samples of: %s%s", event,
+			  st.skipped, imp->event && *imp->event ? "" : " (choose with --event-filter)");
 	set_unit(imp, &st);
 	prof_meta_set(&imp->meta, "event", event);
 	prof_meta_set(&imp->meta, "source", "perf-report");

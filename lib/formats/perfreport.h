@@ -25,8 +25,9 @@
  * Several events: the one named by imp->event, else the first; the others'
  * sections are skipped with a note. Metadata: event, source=perf-report,
  * unit: "percent" for percentages (perf's default), "samples" when the
- * values add up to the header's sample count (count), else "ns" for
- * cpu-clock and task-clock periods, the event name otherwise.
+ * values add up to nearer the header's sample count than its event count
+ * (count), else (periods) "ns" for cpu-clock and task-clock, the event name
+ * otherwise.
  */
 #include <stddef.h>
 

@@ -24,7 +24,7 @@
  * is its "name", ';' made ':'. Units: the time units are converted
  * to nanoseconds (unit=ns), bytes stay bytes, "none" is unit=samples; a
  * profile whose unit is of another kind than the first's is skipped with
- * an error.
+ * an error. With counts, a sample or an interval between events weighs 1.
  *
  * Errors say where, as "name:line:column: what": JSON syntax (a file cut
  * short included), and values of the wrong shape (a missing member, a
