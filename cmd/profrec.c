@@ -28,6 +28,7 @@
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
+#include "formats/pprof.h"
 #include "io/output.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
@@ -54,7 +55,8 @@ static const char help_text[] =
 	"  -F, --freq=HZ            samples per second of CPU time (default 999)\n"
 	"  -g                       same as --call-graph fp\n"
 	"  -m, --mmap-pages=PAGES   ring buffer pages per CPU (default 128; dwarf 1024)\n"
-	"  -o, --output=FILE        write to FILE (.gz .zst .lz4 compress); default stdout\n"
+	"  -o, --output=FILE        write to FILE (.gz .zst .lz4 compress; .pb.gz: pprof);\n"
+	"                           default stdout\n"
 	"  -p, --pid=PID[,PID...]   attach to running processes (all their threads)\n"
 	"  -q, --quiet              no summary on stderr\n"
 	"  -t, --tid=TID            attach to one thread\n"
@@ -372,6 +374,8 @@ int main(int argc, char **argv)
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_output *out;
 	int status = PROF_EXIT_FAIL, to_stdout, first;
+	const char *pprof = NULL;
+	char *tsv = NULL;
 
 	prof_set_progname(argv[0]);
 	memset(&a, 0, sizeof(a));
@@ -379,6 +383,12 @@ int main(int argc, char **argv)
 	first = parse_options(&a, argc, argv);
 	validate(&a, argc - first, argv + first);
 
+	/* -o NAME.pb.gz: record TSV beside it, then convert it (formats/pprof.h) */
+	if (prof_pprof_name(a.output) && !a.rotate.interval_s) {
+		pprof = a.output;
+		if (!(a.output = tsv = prof_pprof_temp(pprof)))
+			return PROF_EXIT_FAIL;
+	}
 	setup_process();
 	/* No debuginfod behind the symbolizer's back (libdw asks when this is set). */
 	if (!a.opt.debuginfod)
@@ -424,7 +434,12 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	status = record(&r, &a, out, &meta);
+	if (pprof && prof_pprof_convert(tsv, pprof) != 0 && status == 0)
+		status = PROF_EXIT_FAIL;
 done:
+	if (tsv)
+		unlink(tsv);
+	free(tsv);
 	prof_meta_release(&meta);
 	prof_recorder_release(&r);
 	free(a.pids);

@@ -998,3 +998,22 @@ check_error "--rotate: whole seconds" 2 "invalid interval '1.5s'" "$P" --rotate 
 check_error "--rotate: no --no-header" 2 'no --no-header' "$P" --rotate 1s --folded --no-header -o "$TMP/x" -- true
 : >"$TMP/plain"
 check_error "--rotate: -o names a file" 1 "plain: Not a directory" "$P" --rotate 1s -o "$TMP/plain" -- true
+
+# ---- -o NAME.pb.gz: pprof directly (issue 16) ----
+run "$P" -o "$TMP/pp.pb.gz" -- "$TMP/wl" -s $SHORT split
+if [ "$STATUS" = 0 ] && gzip -t "$TMP/pp.pb.gz" 2>/dev/null; then
+	pass "-o x.pb.gz: a gzip'd profile"
+	n=$(sed -n 's/.* \([0-9][0-9]*\) samples (.*/\1/p' "$TMP/stderr" | head -n 1)
+	check "-o x.pb.gz: every sample, the workload's stacks" 0 "$n yes" sh -c \
+		"\"$BIN/proffold\" -q --no-header -e samples \"$TMP/pp.pb.gz\" | awk '{ s += \$NF } /main;split;leaf_a/ { a = \"yes\" } END { print s, a }'"
+	check "-o x.pb.gz: cpu nanoseconds, the recording's metadata" 0 "# source=pprof event=cpu unit=ns" \
+		sh -c "\"$BIN/proffold\" -q \"$TMP/pp.pb.gz\" | head -n 1 | sed 's/ start_time=.*//'"
+	assert "-o x.pb.gz: no temporary TSV left" sh -c "! ls \"$TMP\"/pp.pb.gz.*.tsv 2>/dev/null"
+	if need_npm "-o x.pb.gz: pprof-format decodes it"; then
+		check_error "-o x.pb.gz: pprof-format decodes it" 0 \
+			"types=samples/count,cpu/nanoseconds default=cpu samples=[1-9][0-9]* period=1001001 period_type=cpu/nanoseconds time_nanos=[1-9][0-9]* duration_nanos=[1-9]" \
+			node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/pp.pb.gz"
+	fi
+else
+	fail "-o x.pb.gz: a gzip'd profile" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi

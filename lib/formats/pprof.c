@@ -3,11 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "base/buf.h"
+#include "base/error.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/intern.h"
 #include "formats/pprof.h"
+#include "formats/profile.h"
 #include "formats/protobuf.h"
 #include "io/output.h"
 
@@ -263,4 +266,50 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	prof_buf_release(&w.msg);
 	prof_buf_release(&w.sub);
 	return rc < 0 ? -1 : 0;
+}
+
+char *prof_pprof_temp(const char *path)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+	int fd;
+
+	prof_buf_addf(&b, "%s.XXXXXX.tsv", path);
+	fd = mkstemps(b.data, 4);
+	if (fd < 0) {
+		prof_warn_errno("%s", prof_buf_cstr(&b));
+		prof_buf_release(&b);
+		return NULL;
+	}
+	close(fd);
+	return prof_buf_detach(&b, NULL);
+}
+
+int prof_pprof_convert(const char *in, const char *out)
+{
+	struct prof_profile_opts o;
+	struct prof_stacks t;
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_pprof_counter c = { &t, 1, 0, 0 };
+	struct prof_pprof_profile p;
+	struct prof_output *o_out;
+	int rc;
+
+	prof_profile_opts_init(&o);
+	o.on_sample = prof_pprof_on_sample;
+	o.on_sample_ctx = &c;
+	prof_stacks_init(&t, 2);	/* the weights, the samples */
+	rc = prof_profile_read(in, &o, &t, &meta, NULL);
+	prof_pprof_describe(&p, &t, &meta, 0, c.samples ? 1 : -1);
+	p.duration_nanos = c.last_ns;
+	o_out = prof_output_open(out, PROF_OUT_ATOMIC, PROF_COMP_GZIP);
+	if (!o_out || prof_pprof_write(&p, o_out)) {
+		if (o_out)
+			prof_output_abort(o_out);
+		rc = -1;
+	} else if (prof_output_close(o_out)) {
+		rc = -1;
+	}
+	prof_stacks_release(&t);
+	prof_meta_release(&meta);
+	return rc;
 }

@@ -107,6 +107,19 @@ void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns
 int prof_pprof_name(const char *path);
 
 /*
+ * profrec -o NAME.pb.gz: the recording is written as profrec TSV to a
+ * temporary file beside path, then converted. prof_pprof_temp() creates
+ * that file ("NAME.pb.gz.XXXXXX.tsv" in path's directory) and returns its
+ * malloc'ed name, or NULL after reporting. prof_pprof_convert() reads
+ * the profile at in (formats/profile.h: the first event of a profrec
+ * recording) and writes it to out as gzip'd pprof, atomically, with the
+ * samples per stack, the metadata's types, period and start time and the
+ * last sample's time as duration. Returns 0, or -1 after reporting.
+ */
+char *prof_pprof_temp(const char *path);
+int prof_pprof_convert(const char *in, const char *out);
+
+/*
  * Nonzero if buf[0..len) (the decompressed start of an input; complete:
  * the whole input) parses as a Profile message: every top-level field a
  * profile.proto field of its wire type (a field cut by the end of an
