@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -51,7 +52,21 @@ static int num(const char *p, size_t n, double *v)
 	if (!((tmp[0] >= '0' && tmp[0] <= '9') || tmp[0] == '-'))
 		return -1;
 	*v = strtod(tmp, &end);
-	return end == tmp ? -1 : (int)(end - tmp);
+	/* "-inf", "-nan" start like numbers: no value of a sample */
+	return end == tmp || !isfinite(*v) ? -1 : (int)(end - tmp);
+}
+
+/*
+ * v as an unsigned count; 0 on success, -1 when it is negative or beyond
+ * 64 bits (converting those is undefined behaviour, and no clock or
+ * memory size is either).
+ */
+static int to_u64(double v, uint64_t *out)
+{
+	if (!(v >= 0 && v < 18446744073709551616.0))
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
 }
 
 /* "45%", "45%@1300", "45%@[1300,1300]": percent and optional clock. */
@@ -98,10 +113,8 @@ static int ram(const char *p, size_t n, uint64_t *used, uint64_t *total)
 	if (k <= 0 || slash + 1 + k >= p + n)
 		return -1;
 	scale = unit_scale(slash[1 + k]);
-	if (scale == 0 || u < 0 || t < 0)
+	if (scale == 0 || to_u64(u * scale, used) != 0 || to_u64(t * scale, total) != 0)
 		return -1;
-	*used = (uint64_t)(u * scale);
-	*total = (uint64_t)(t * scale);
 	return 0;
 }
 
@@ -201,20 +214,16 @@ int prof_gpu_tegra_parse(const char *line, size_t len, struct prof_gpu_sample *s
 			   pct_at(next, nn, &a, &b, &hb) == 0) {
 			s->util_pct = a;
 			s->have |= PROF_GPU_HAVE_UTIL;
-			if (hb) {
-				s->sm_clock_mhz = (uint64_t)(b + 0.5);
+			if (hb && to_u64(b + 0.5, &s->sm_clock_mhz) == 0)
 				s->have |= PROF_GPU_HAVE_SM_CLOCK;
-			}
 			have_gr3d = 1;
 			i++;
 		} else if (n == 8 && memcmp(t, "EMC_FREQ", 8) == 0 && next &&
 			   pct_at(next, nn, &a, &b, &hb) == 0) {
 			s->mem_util_pct = a;
 			s->have |= PROF_GPU_HAVE_MEM_UTIL;
-			if (hb) {
-				s->mem_clock_mhz = (uint64_t)(b + 0.5);
+			if (hb && to_u64(b + 0.5, &s->mem_clock_mhz) == 0)
 				s->have |= PROF_GPU_HAVE_MEM_CLOCK;
-			}
 			i++;
 		} else if (n > 5 && strncasecmp(t, "GPU@", 4) == 0 && t[n - 1] == 'C' &&
 			   num(t + 4, n - 5, &a) == (int)(n - 5)) {

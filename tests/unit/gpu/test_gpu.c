@@ -203,6 +203,15 @@ static void test_tegrastats_lines(void)
 		memset(&s, 0, sizeof(s));
 		CHECK(prof_gpu_tegra_parse("hello world", 11, &s, &stamp, &hs) < 0);
 		CHECK(prof_gpu_tegra_parse("GR3D_FREQ", 9, &s, &stamp, &hs) < 0);
+		/* found by fuzz_tegra: a clock or size out of range is no value (was
+		 * converted to an unsigned integer: undefined) */
+		memset(&s, 0, sizeof(s));
+		CHECK(prof_gpu_tegra_parse("GR3D_FREQ 4%@-22 EMC_FREQ 5%@1e30", 33, &s, &stamp,
+					   &hs) == 0);
+		CHECK(s.util_pct == 4 && s.mem_util_pct == 5);
+		CHECK(!(s.have & (PROF_GPU_HAVE_SM_CLOCK | PROF_GPU_HAVE_MEM_CLOCK)));
+		CHECK(prof_gpu_tegra_parse("RAM 1e300/2e300MB", 17, &s, &stamp, &hs) < 0);
+		CHECK(prof_gpu_tegra_parse("GR3D_FREQ -nan%", 15, &s, &stamp, &hs) < 0);
 	}
 }
 
