@@ -12,7 +12,7 @@
 #include "io/input.h"
 #include "base/xalloc.h"
 
-#define RAW_SIZE (256 * 1024)
+#define RAW_SIZE (64 * 1024)
 
 struct prof_input {
 	int fd;			/* -1 for memory input */
@@ -361,7 +361,7 @@ struct prof_lines {
 	int skipping;		/* dropping a line over the cap up to its newline */
 };
 
-#define LINES_INITIAL (1 << 20)
+#define LINES_INITIAL (64 << 10)
 
 struct prof_lines *prof_lines_from_input(struct prof_input *in)
 {
