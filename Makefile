@@ -3,6 +3,7 @@
 #   make                 build every cmd/*.c into bin/ (and proftools-profile)
 #   make check           unit + tool tests, then the same under ASan+UBSan
 #   make demo            profile the bundled workload, print the result path
+#   make fuzz            the libFuzzer targets, FUZZ_SECONDS (60) each (clang)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make BUILD=dir BINDIR=dir SANITIZE=address,undefined   out-of-tree builds
 #   make WERROR=1        warnings are errors (CI)
@@ -108,6 +109,10 @@ ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
+# the fuzz build (make fuzz-build): every object gets libFuzzer's coverage
+ifneq ($(FUZZING),)
+ALL_CFLAGS += -fsanitize=fuzzer-no-link
+endif
 ALL_LDFLAGS += $(LDFLAGS) -pthread
 
 # Make fragments of lib/ folders (lib/FOLDER/*.mk), included before the
@@ -140,6 +145,8 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRC))
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRC))
 
 # Every library some tool links: their compile flags apply to every
 # object; unit tests and test tools link them all.
@@ -194,6 +201,30 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBCOMMON)
 
 tests-build: all $(UNIT_BIN) $(TTOOL_BIN)
 
+# libFuzzer targets (tests/fuzz/README): built by clang under ASan+UBSan
+# in $(BUILD)/fuzz, a build directory of their own; skipped, with the
+# reason, when the compiler has no libFuzzer. make fuzz runs each for
+# FUZZ_SECONDS; make check runs each for a few (tests/fuzz.sh).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+# (linked like the unit tests, the optional libraries of lib/*/*.mk too)
+FUZZ_LIBS = $(TEST_LIBS) $(EXTRA_LIBS) $(COMPRESS_LIBS) \
+	$(if $(SYMBOLIZE_LZMA),$(call lib_ldlibs,lzma)) $(if $(ANNOTATE_CAPSTONE),$(call lib_ldlibs,capstone))
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBCOMMON)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer $< $(LIBCOMMON) $(FUZZ_LIBS) -o $@
+fuzz-targets: $(FUZZ_BIN)
+fuzz-build:
+	@if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
+		$(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory fuzz-targets BUILD=$(BUILD)/fuzz CC=$(FUZZ_CC) \
+			SANITIZE=address,undefined FUZZING=1 WERROR=; \
+	else \
+		echo "fuzz: $(FUZZ_CC) -fsanitize=fuzzer does not link: no fuzz targets" \
+			"(scripts/install-deps.sh installs clang)"; \
+	fi
+fuzz: fuzz-build
+	@./tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
 deps:
 	@./scripts/install-deps.sh
 
@@ -205,6 +236,7 @@ check: deps
 	@$(MAKE) --no-print-directory tests-build
 	@$(MAKE) --no-print-directory tests-build BUILD=$(SAN_BUILD) BINDIR=$(SAN_BUILD)/bin \
 		SANITIZE=address,undefined
+	@$(MAKE) --no-print-directory fuzz-build
 	@MAKE="$(MAKE)" ./tests/check.sh $(BUILD) $(BINDIR) $(SAN_BUILD) $(SAN_BUILD)/bin
 
 # README's picture of a report (committed; redrawn with make doc).
@@ -271,7 +303,9 @@ clean:
 	rm -rf $(BUILD) $(BINDIR)
 
 FORCE:
-.PHONY: all check deps demo doc bench install uninstall clean lint-man tests-build FORCE
+.PHONY: all check deps demo doc bench install uninstall clean lint-man tests-build FORCE \
+	fuzz fuzz-build fuzz-targets
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(CMD_SRC:%.c=$(BUILD)/%.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(TTOOL_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_SRC:%.c=$(BUILD)/%.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(TTOOL_SRC:%.c=$(BUILD)/%.d) \
+	$(FUZZ_SRC:%.c=$(BUILD)/%.d)
