@@ -828,7 +828,11 @@ window.addEventListener("load", function () {
   click(cell(1, 12)); click(cell(0, 7));
   graph("clicks");
   out.push("hash " + location.hash);
-  out.push("selected " + document.querySelectorAll("#cells rect.sel").length);
+  var box = [];
+  document.querySelectorAll("#selection rect").forEach(function (r) {
+    box.push(["x", "y", "width", "height"].map(function (k) { return r.getAttribute(k); }).join(","));
+  });
+  out.push("selected " + box.join(" "));
   ev(cell(2, 3), "mousedown"); ev(cell(2, 20), "mouseover"); ev(cell(2, 44), "mouseover"); ev(cell(2, 44), "mouseup");
   graph("drag");
   click(cell(0, 0)); click(cell(0, 0), true);
@@ -866,7 +870,12 @@ JS
 		}
 		check "browser: two clicks (later cell first): the range in time order, graph = proffold --time-from/--time-to" 0 ok range clicks 0.14 1.26
 		check "browser: the range is kept in the URL" 0 "#range=0.14,1.26" sh -c "sed -n 's/^hash //p' '$TMP/range.result'"
-		check "browser: the range's cells outlined" 0 "56" sh -c "sed -n 's/^selected //p' '$TMP/range.result'"
+		# outlined: a box from cell (0, 7) to (0, 49), one from (1, 0) to (1, 12)
+		sed -n '/<svg/,/<\/svg>/p' "$TMP/range.html" >"$TMP/range.svg"
+		at() { xmllint --xpath "string(//*[@data-s='$1'][@data-b='$2']/@$3)" "$TMP/range.svg"; }
+		outline() { echo "$(at "$1" "$2" x),$(at "$1" "$2" y),$(at "$1" "$2" width),$(($(at "$3" "$4" y) + $(at "$3" "$4" height) - $(at "$1" "$2" y)))"; }
+		check "browser: the range outlined, a box per column" 0 "$(outline 0 7 0 49) $(outline 1 0 1 12)" \
+			sh -c "sed -n 's/^selected //p' '$TMP/range.result'"
 		check "browser: a drag across cells" 0 ok range drag 2.06 2.9
 		check "browser: one cell" 0 ok range one 0 0.02
 		check "browser: a click then a shift-click, across a second" 0 ok range shift 0.98 1.02

@@ -45,9 +45,23 @@ static const char page_script[] =
 "function count(v) {\n"
 "  return String(Math.round(v)).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n"
 "}\n"
+"/* outline cells a..b: at most three boxes (first column, whole columns,\n"
+"   last column), not a class on each of thousands of cells */\n"
+"var sel = doc.createElementNS(NS, \"g\");\n"
+"sel.id = \"selection\";\n"
+"doc.getElementById(\"cells\").parentNode.appendChild(sel);\n"
+"function box1(c0, c1) {\n"
+"  var r0 = rects[c0], r1 = rects[c1], x = +r0.getAttribute(\"x\"), y = +r0.getAttribute(\"y\");\n"
+"  sel.appendChild(el(\"rect\", { x: x, y: y, width: +r1.getAttribute(\"x\") + +r1.getAttribute(\"width\") - x,\n"
+"    height: +r1.getAttribute(\"y\") + +r1.getAttribute(\"height\") - y }));\n"
+"}\n"
 "function mark(a, b) {\n"
-"  for (var c = 0; c < rects.length; c++)\n"
-"    if (rects[c]) rects[c].classList.toggle(\"sel\", c >= a && c <= b);\n"
+"  var sa = Math.floor(a / D.per), sb = Math.floor(b / D.per), per = D.per;\n"
+"  while (sel.firstChild) sel.removeChild(sel.firstChild);\n"
+"  if (sa === sb) { box1(a, b); return; }\n"
+"  box1(a, sa * per + per - 1);\n"
+"  if (sb > sa + 1) box1((sa + 1) * per, sb * per - 1);\n"
+"  box1(sb * per, b);\n"
 "}\n"
 "function el(name, attrs, text) {\n"
 "  var e = doc.createElementNS(NS, name);\n"
@@ -364,7 +378,8 @@ int prof_flame_heatmap_write_page(const struct prof_heatmap *hm,
 	}
 	index_stacks(&p);
 	prof_buf_addstr(&p.b, "<style>\n#cells rect{cursor:pointer}\n"
-		       "#cells rect.sel{stroke:#0050d0;stroke-width:2}\n"
+		       "#selection rect{fill:#0050d0;fill-opacity:0.15;stroke:#0050d0;stroke-width:2;"
+		       "pointer-events:none}\n"
 		       "#rangetitle{text-anchor:middle;font-size:");
 	prof_flame_add_num(&p.b, fs + 5);
 	prof_buf_addstr(&p.b, "px}\n.range{margin:0.4em 1em;font-family:");
