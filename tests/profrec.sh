@@ -781,6 +781,17 @@ fde_check() {
 		n = split($6, f, ";"); for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { if (index(f[i], p) == 1) c++; break } } END { print c + 0 }')
 	if [ "$n" -le 5 ]; then pass "stripped $_m: no leaf left as $_b+0xOFF ($n)"
 	else fail "stripped $_m: leaves named by FDE" "$n samples end in $_b+0x"; fi
+	# As many leaf frames as sampled functions: each $_b!fn_X leaf is the
+	# start of a function of the unstripped file (nm), so no function is
+	# split in two frames and no frame is shared by two functions.
+	nm "$_u" | awk '$2 ~ /^[Tt]$/ { sub(/^0+/, "", $1); print $1 }' | sort -u >"$TMP/fde-$_m.starts"
+	stacks "$TMP/fde-$_m.tsv" | awk -F'\t' -v p="$_b!fn_" '{ n = split($6, f, ";")
+		for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { if (index(f[i], p) == 1) print substr(f[i], length(p) + 1); break } }' |
+		sort -u >"$TMP/fde-$_m.leaves"
+	nl=$(wc -l <"$TMP/fde-$_m.leaves")
+	odd=$(comm -23 "$TMP/fde-$_m.leaves" "$TMP/fde-$_m.starts" | head -n 3 | tr '\n' ' ')
+	if [ "$nl" -ge 2 ] && [ -z "$odd" ]; then pass "stripped $_m: $nl leaf frames, each the start of one sampled function"
+	else fail "stripped $_m: one leaf frame per sampled function" "$nl leaf frames; not a function start: $odd"; fi
 }
 fde_check fp "$TMP/wl"
 fde_check dwarf "$TMP/wlo"
