@@ -27,7 +27,7 @@
 #include "io/output.h"
 #include "symbolize/binary_info.h"
 
-#define SYNOPSIS "profheap [-fkqv] [-i interval] [-o dir] [-r report] [-S file] " \
+#define SYNOPSIS "profheap [-fkqv] [-i interval] [-o dir] [-r report] [--output-format fmt] [-S file] " \
 	"[-s bytes] [-u fp|dwarf] [--no-demangle] [--no-follow-fork] command [arg ...]"
 
 static const char help_text[] =
@@ -43,6 +43,7 @@ static const char help_text[] =
 	"  -q, --quiet            no leak report or summary on stderr\n"
 	"  -r, --report WHAT      write folded stacks of WHAT to stdout:\n"
 	"                         alloc, count, leak, peak or temp\n"
+	"      --output-format FMT  -r's format: folded (default) or pprof (gzip'd)\n"
 	"  -s, --sample BYTES     Poisson sampling, one sample per BYTES allocated\n"
 	"                         on average (512K is a good start): estimates\n"
 	"  -S, --suppressions FILE  LSAN-format leak suppressions (repeatable)\n"
@@ -57,6 +58,7 @@ static const char help_text[] =
 
 struct opts {
 	int report;		/* enum prof_heap_column, or -1: none */
+	int pprof;		/* --output-format pprof */
 	int fail_on_leak, keep, dwarf, follow_fork, no_demangle;
 	double interval_s;
 	uint64_t sample;
@@ -86,6 +88,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "no-follow-fork", no_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "output-format", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "sample", required_argument, NULL, 's' },
@@ -121,6 +124,11 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		case 'o':
 			o->dir = optarg;
 			break;
+		case 'P':
+			if (strcmp(optarg, "pprof") && strcmp(optarg, "folded"))
+				prof_usage_error(SYNOPSIS, "bad output format '%s' (folded or pprof)", optarg);
+			o->pprof = !strcmp(optarg, "pprof");
+			break;
 		case 'q':
 			prof_verbosity = 0;
 			break;
@@ -152,6 +160,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		case PROF_OPT_LIST_OPTIONS:
 			prof_list_option_values(longopts, (const struct prof_option_values[]){
 				{ "report", "alloc,count,leak,peak,temp" }, { "unwind", "fp,dwarf" },
+				{ "output-format", "folded,pprof" },
 				{ NULL, NULL } });
 		default:
 			prof_usage_error(SYNOPSIS, NULL);
@@ -159,6 +168,8 @@ static int parse_options(int argc, char **argv, struct opts *o)
 	}
 	if (optind >= argc)
 		prof_usage_error(SYNOPSIS, "no command given");
+	if (o->pprof && o->report < 0)
+		prof_usage_error(SYNOPSIS, "--output-format pprof needs -r report");
 	return optind;
 }
 
@@ -288,9 +299,11 @@ static int report(const struct opts *o, const struct outdir *d, uint64_t run_id,
 	prof_stacks_init(&merged, PROF_HEAP_NCOLUMNS);
 	rc = prof_heap_postprocess(&run, &merged, tot);
 	if (o->report >= 0 && tot->files) {
-		struct prof_output *out = prof_output_open(NULL, PROF_OUT_STREAM, PROF_COMP_NONE);
+		struct prof_output *out = prof_output_open(NULL, PROF_OUT_STREAM,
+							   o->pprof ? PROF_COMP_GZIP : PROF_COMP_NONE);
 
-		if (!out || prof_heap_write_folded(&merged, (enum prof_heap_column)o->report, 0, out) < 0)
+		if (!out || (o->pprof ? prof_heap_write_pprof(&merged, (enum prof_heap_column)o->report, out)
+			     : prof_heap_write_folded(&merged, (enum prof_heap_column)o->report, 0, out)) < 0)
 			rc = -1;
 		if (out && prof_output_close(out) < 0)
 			rc = -1;

@@ -868,3 +868,30 @@ if $CC -O1 -fno-omit-frame-pointer -o "$TMP/two" "$TMP/two.c" && cp "$TMP/two" "
 else
 	fail "stripped: build"
 fi
+
+# ---- -r REPORT --output-format pprof (issue 16) ----
+# The same run's reports as folded and as pprof: each type folds to its column.
+run "$P" -q -k -r alloc --output-format pprof -o "$TMP/pp" "$W" leak
+if [ "$STATUS" = 0 ] && gzip -t "$TMP/stdout" 2>/dev/null; then
+	cp "$TMP/stdout" "$TMP/heap.pb.gz"
+	pass "-r alloc --output-format pprof: gzip'd on stdout"
+	for r in alloc:alloc_space count:alloc_objects; do
+		"$BIN/proffold" -q --no-header "$TMP/pp/"*."${r%%:*}".folded >"$TMP/heap.${r%%:*}"
+		check_file "pprof type ${r#*:} = the ${r%%:*} report" 0 "$TMP/heap.${r%%:*}" \
+			"$BIN/proffold" -q --no-header -e "${r#*:}" "$TMP/heap.pb.gz"
+	done
+	check "pprof default type alloc_space, in bytes" 0 "# source=pprof event=alloc_space unit=bytes" \
+		sh -c "\"$BIN/proffold\" -q \"$TMP/heap.pb.gz\" | head -n 1"
+	if need_npm "profheap pprof: pprof-format decodes it"; then
+		check_error "profheap pprof: pprof-format decodes it" 0 \
+			"types=alloc_space/bytes,alloc_objects/count default=alloc_space samples=[1-9]" \
+			node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/heap.pb.gz"
+	fi
+else
+	fail "-r alloc --output-format pprof: gzip'd on stdout" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+"$P" -q -r leak --output-format pprof -o "$TMP/pl" "$W" leak >"$TMP/leak.pb.gz"
+check "pprof -r leak: leak_objects, the blocks leaked" 0 "1000" sh -c \
+	"\"$BIN/proffold\" -q --no-header -e leak_objects \"$TMP/leak.pb.gz\" | awk '/;leaky;leak_one / { print \$NF }'"
+check_error "--output-format pprof needs -r" 2 "needs -r report" "$P" --output-format pprof true
+check_error "--output-format: folded or pprof" 2 "bad output format 'svg'" "$P" -r alloc --output-format svg true

@@ -12,6 +12,7 @@
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "formats/folded.h"
+#include "formats/pprof.h"
 #include "heap/launch.h"
 #include "heap/records.h"
 #include "heap/report.h"
@@ -284,6 +285,31 @@ int prof_heap_write_folded(const struct prof_stacks *t, enum prof_heap_column re
 	prof_meta_release(&m);
 	prof_stacks_release(&one);
 	return rc;
+}
+
+int prof_heap_write_pprof(const struct prof_stacks *t, enum prof_heap_column report,
+			  struct prof_output *out)
+{
+	/* each report's types: pprof's names, as Go's heap profiles have them */
+	static const struct prof_pprof_type types[PROF_HEAP_NREPORTS][2] = {
+		[PROF_HEAP_ALLOC] = { { "alloc_space", "bytes", PROF_HEAP_ALLOC },
+				      { "alloc_objects", "count", PROF_HEAP_COUNT } },
+		[PROF_HEAP_COUNT] = { { "alloc_objects", "count", PROF_HEAP_COUNT },
+				      { "alloc_space", "bytes", PROF_HEAP_ALLOC } },
+		[PROF_HEAP_LEAK] = { { "leak_space", "bytes", PROF_HEAP_LEAK },
+				     { "leak_objects", "count", PROF_HEAP_LEAK_BLOCKS } },
+		[PROF_HEAP_PEAK] = { { "peak_space", "bytes", PROF_HEAP_PEAK } },
+		[PROF_HEAP_TEMP] = { { "temp_objects", "count", PROF_HEAP_TEMP } },
+	};
+	struct prof_pprof_profile p;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	p.t = t;
+	p.default_type = 0;
+	for (i = 0; i < 2 && types[report][i].type; i++)
+		p.types[p.ntypes++] = types[report][i];
+	return prof_pprof_write(&p, out);
 }
 
 int prof_heap_process_write(const struct prof_heap_process *p, const char *dir, const char *tag)

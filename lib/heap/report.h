@@ -123,6 +123,18 @@ int prof_heap_write_folded(const struct prof_stacks *t, enum prof_heap_column re
 			   struct prof_output *out);
 
 /*
+ * Write column report of t as pprof's profile.proto (formats/pprof.h,
+ * uncompressed: open out with PROF_COMP_GZIP) with the sample types of
+ * that report: alloc_space bytes and alloc_objects count (alloc; count
+ * has them the other way round), leak_space bytes and leak_objects count
+ * (leak: bytes and blocks leaked), peak_space bytes (peak),
+ * temp_objects count (temp); the first is the default. Does not close
+ * out. Returns 0, or -1 on a write error.
+ */
+int prof_heap_write_pprof(const struct prof_stacks *t, enum prof_heap_column report,
+			  struct prof_output *out);
+
+/*
  * Write every report of p into dir/TAG.REPORT.folded (atomically).
  * Returns 0, or -1 if a file could not be written (reported).
  */
