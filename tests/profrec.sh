@@ -951,64 +951,64 @@ summary_samples() {
 
 RW=3.5
 [ -n "$SANITIZE" ] && RW=2
-run "$P" --rotate 1s -o "$TMP/rot/" -- "$TMP/wl" -s $RW split
-got=$(rot_check "$TMP/rot" 1 2>"$TMP/rot.why")
+run "$P" --rotate 1s -o "$TMP/rot-1s/" -- "$TMP/wl" -s $RW split
+got=$(rot_check "$TMP/rot-1s" 1 2>"$TMP/rot-1s.why")
 want=$(summary_samples "$TMP/stderr")
 set -- $got
 if [ "$STATUS" != 0 ]; then
 	fail "--rotate 1s: one file per second" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 elif [ -z "$got" ]; then
-	fail "--rotate 1s: files well formed, contiguous, each complete" "$(cat "$TMP/rot.why")"
+	fail "--rotate 1s: files well formed, contiguous, each complete" "$(cat "$TMP/rot-1s.why")"
 elif [ "$1" -lt 4 ] || [ "$2" != "$want" ] || [ "$2" -lt 1000 ]; then
 	fail "--rotate 1s: every sample in one file" "$1 files, $2 rows, summary $want samples"
 else
 	pass "--rotate 1s: $1 files of a ${RW} s run, contiguous, each complete; $2 rows = the summary's samples"
-	assert "--rotate: the summary names the files" grep -q "to $1 files in $TMP/rot\$" "$TMP/stderr"
+	assert "--rotate: the summary names the files" grep -q "to $1 files in $TMP/rot-1s\$" "$TMP/stderr"
 fi
 
-run "$P" -q --rotate 1s --keep 2 --folded -o "$TMP/keep" -- "$TMP/wl" -s 2.5 split
-got=$(rot_check "$TMP/keep" 1 2>"$TMP/keep.why")
+run "$P" -q --rotate 1s --keep 2 --folded -o "$TMP/rot-keep" -- "$TMP/wl" -s 2.5 split
+got=$(rot_check "$TMP/rot-keep" 1 2>"$TMP/rot-keep.why")
 set -- $got
-if [ "$STATUS" = 0 ] && [ "${1:-}" = 2 ] && [ "$(ls -A "$TMP/keep" | grep -c '\.folded$')" = 2 ] &&
+if [ "$STATUS" = 0 ] && [ "${1:-}" = 2 ] && [ "$(ls -A "$TMP/rot-keep" | grep -c '\.folded$')" = 2 ] &&
 	[ "$2" -ge 1 ]; then
 	pass "--rotate --keep 2 --folded: the newest two files, contiguous ($2 samples)"
 else
-	fail "--rotate --keep 2 --folded: the newest two files" "exit $STATUS, [$got] $(cat "$TMP/keep.why") $(ls -A "$TMP/keep" | tr '\n' ' ')"
+	fail "--rotate --keep 2 --folded: the newest two files" "exit $STATUS, [$got] $(cat "$TMP/rot-keep.why") $(ls -A "$TMP/rot-keep" | tr '\n' ' ')"
 fi
 
 # -p, stopped by SIGINT mid-interval: the last interval written, cut at the
 # stop, no hidden file left; -p without a command exits 0.
 "$TMP/wl" forever &
 wp=$!
-"$SIGSTATE" -d 2 "$P" --rotate 60s -p $wp -o "$TMP/rint" 2>"$TMP/rint.err" &
+"$SIGSTATE" -d 2 "$P" --rotate 60s -p $wp -o "$TMP/rot-int" 2>"$TMP/rot-int.err" &
 rp=$!
 _i=0
-while [ $_i -lt 100 ] && [ "$(cat "$TMP/rint"/.*profrec-* 2>/dev/null | grep -vc '^#')" -lt 300 ]; do
+while [ $_i -lt 100 ] && [ "$(cat "$TMP/rot-int"/.*profrec-* 2>/dev/null | grep -vc '^#')" -lt 300 ]; do
 	sleep 0.2
 	_i=$((_i + 1))
 done
 stop_rec $rp INT
 kill $wp 2>/dev/null
 wait $wp 2>/dev/null
-got=$(rot_check "$TMP/rint" 60 2>"$TMP/rint.why")
+got=$(rot_check "$TMP/rot-int" 60 2>"$TMP/rot-int.why")
 set -- $got
-last=$(ls "$TMP/rint" | tail -n 1)
-cut=$(head -n 1 "$TMP/rint/$last" | tr ' ' '\n' | awk -F= '$1 == "from" { f = $2 } $1 == "until" { u = $2 } END { print u - f }')
-if [ "$st" = 0 ] && [ -n "$got" ] && [ "$2" = "$(summary_samples "$TMP/rint.err")" ] && [ "$2" -ge 250 ] &&
+last=$(ls "$TMP/rot-int" | tail -n 1)
+cut=$(head -n 1 "$TMP/rot-int/$last" | tr ' ' '\n' | awk -F= '$1 == "from" { f = $2 } $1 == "until" { u = $2 } END { print u - f }')
+if [ "$st" = 0 ] && [ -n "$got" ] && [ "$2" = "$(summary_samples "$TMP/rot-int.err")" ] && [ "$2" -ge 250 ] &&
 	awk -v c="$cut" 'BEGIN { exit !(c > 0 && c < 59.9) }' &&
-	[ -z "$(ls -A "$TMP/rint" | grep '^\.')" ]; then
+	[ -z "$(ls -A "$TMP/rot-int" | grep '^\.')" ]; then
 	pass "--rotate, SIGINT mid-interval: the last interval written (cut at ${cut} s), $2 samples, no hidden file"
 else
 	fail "--rotate, SIGINT mid-interval: the last interval written" \
-		"exit $st, [$got] cut $cut; $(cat "$TMP/rint.why") $(ls -A "$TMP/rint" | tr '\n' ' ') $(head -c 200 "$TMP/rint.err")"
+		"exit $st, [$got] cut $cut; $(cat "$TMP/rot-int.why") $(ls -A "$TMP/rot-int" | tr '\n' ' ') $(head -c 200 "$TMP/rot-int.err")"
 fi
 
-check_error "--keep needs --rotate" 2 'need --rotate' "$P" --keep 2 -o "$TMP/x" -- true
+check_error "--keep needs --rotate" 2 'need --rotate' "$P" --keep 2 -o "$TMP/rot-x" -- true
 check_error "--rotate needs -o DIR" 2 'needs -o DIR' "$P" --rotate 1s -- true
-check_error "--rotate: whole seconds" 2 "invalid interval '1.5s'" "$P" --rotate 1.5s -o "$TMP/x" -- true
-check_error "--rotate: no --no-header" 2 'no --no-header' "$P" --rotate 1s --folded --no-header -o "$TMP/x" -- true
-: >"$TMP/plain"
-check_error "--rotate: -o names a file" 1 "plain: Not a directory" "$P" --rotate 1s -o "$TMP/plain" -- true
+check_error "--rotate: whole seconds" 2 "invalid interval '1.5s'" "$P" --rotate 1.5s -o "$TMP/rot-x" -- true
+check_error "--rotate: no --no-header" 2 'no --no-header' "$P" --rotate 1s --folded --no-header -o "$TMP/rot-x" -- true
+: >"$TMP/rot-plain"
+check_error "--rotate: -o names a file" 1 "plain: Not a directory" "$P" --rotate 1s -o "$TMP/rot-plain" -- true
 
 # ---- -o NAME.pb.gz: pprof directly (issue 16) ----
 run "$P" -o "$TMP/pp.pb.gz" -- "$TMP/wl" -s $SHORT split
