@@ -591,6 +591,15 @@ for c in dtrace.txt:dtrace bpftrace.txt:bpftrace eustack.txt:eu-stack eustack-v.
 	check "detected: ${c%%:*} as ${c#*:}" 0 "source=${c#*:}" \
 		sh -c "\"$F\" -q \"$D/${c%%:*}\" | head -n 1 | grep -o 'source=[a-z-]*'"
 done
+# the other readers of profiles (profflame, profcmp) read them through the same entry
+run "$BIN/profflame" "$D/speedscope.json"
+if [ "$STATUS" = 0 ] && grep -q '<title>leaf:odd name (5,000 ns' "$TMP/stdout" && grep -q '<title>main (9,026,500 ns' "$TMP/stdout"; then
+	pass "profflame draws a speedscope file"
+else
+	fail "profflame draws a speedscope file" "exit $STATUS: $(grep -o '<title>[^<]*' "$TMP/stdout" | head -n 5 | tr '\n' '|')"
+fi
+check "profcmp compares eu-stack with gdb snapshots" 0 "clock_nanosleep@GLIBC_2.2.5	6	0	6	0	-50	-100	0	removed" \
+	sh -c "\"$BIN/profcmp\" \"$D/eustack.txt\" \"$D/gdb-bt.txt\" | sed -n 3p"
 check "--input-format names a format" 0 "a;b 3" sh -c "printf '  b\n  a\n  3\n' | \"$F\" -q --no-header --input-format dtrace"
 
 # ---- usage and errors ----------------------------------------------------
