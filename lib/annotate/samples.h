@@ -2,8 +2,9 @@
 #define PROF_ANNOTATE_SAMPLES_H
 /*
  * The sampled instruction addresses of a profrec recording (the ip,
- * map_id and map columns of profrec-samples TSV, prof-formats.5), as
- * counts per (file, file offset): what profannotate annotates. Rows of
+ * map_id and map columns of profrec-samples TSV, prof-formats.5) or of
+ * perf script text, as counts per (file, file offset): what profannotate
+ * annotates. Rows of
  * other events than the first one, without an ip, or outside file
  * mappings (kernel, JIT) are counted apart.
  */
@@ -30,14 +31,16 @@ struct prof_ann_samples {
 	size_t nfiles;
 	struct prof_ann_hit *hits;	/* sorted by file, then offset; offsets distinct */
 	size_t nhits;
-	char *event;			/* the event counted (malloc'ed) */
+	char *event;			/* the event counted (malloc'ed; NULL: not printed) */
 	unsigned long rows, counted, no_ip, outside_files, other_events;
 };
 
 /*
- * Read path (profrec TSV; compressed inputs too, io/input.h) into *s.
- * Returns 0; -1 after reporting "prog: path[:line]: why" (unreadable,
- * not profrec TSV, a recording without the ip column, malformed rows).
+ * Read path (profrec TSV, else perf script text, samples_perf.c says
+ * how its addresses are placed; compressed inputs too, io/input.h; "-"
+ * is stdin) into *s. Returns 0; -1 after reporting "prog: path[:line]:
+ * why" (unreadable, a recording without the ip column, malformed rows,
+ * neither format, perf script text without the ip or dso field).
  */
 int prof_ann_samples_read(const char *path, struct prof_ann_samples *s);
 
