@@ -163,6 +163,7 @@ static int write_result(struct config *c, const struct prof_stacks *t,
 		prof_pprof_describe(&pp, t, meta, 0, samples->samples && src && (!strcmp(src, "profrec") ||
 				    !strcmp(src, "perf-script")) ? 2 : -1);
 		pp.duration_nanos = samples->last_ns;
+		pp.addrs = samples;	/* profrec input: the leaf frames' mappings */
 		w = prof_pprof_write(&pp, o);
 	} else if (c->out_format == OUT_SPEEDSCOPE) {
 		struct prof_speedscope_opts so = {
@@ -227,7 +228,7 @@ int main(int argc, char **argv)
 {
 	struct config c;
 	struct prof_stacks t, xt, *out_t = &t;
-	struct prof_pprof_counter samples = { NULL, 2, 0, 0 };
+	struct prof_pprof_counter samples = { .column = 2 };
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_profile_summary sum;
 	char errbuf[256];
@@ -395,6 +396,8 @@ int main(int argc, char **argv)
 	if (c.out_format) {	/* count samples (column 2) as they are read */
 		c.read.on_sample = prof_pprof_on_sample;
 		c.read.on_sample_ctx = &samples;
+		c.read.on_address = prof_pprof_on_address;
+		c.read.on_address_ctx = &samples;
 	}
 	if (c.read.time_window && c.read.time_to_ns != UINT64_MAX &&
 	    c.read.time_to_ns <= c.read.time_from_ns)
@@ -422,6 +425,7 @@ int main(int argc, char **argv)
 		out_t = &xt;
 	}
 	rval |= write_result(&c, out_t, &meta, (size_t)sum.ncounts, &samples);
+	prof_pprof_counter_release(&samples);
 	prof_stacks_release(out_t);
 	prof_meta_release(&meta);
 	prof_transform_release(&c.xf);

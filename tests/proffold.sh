@@ -911,6 +911,15 @@ if need_npm "pprof-format decodes our pprof: totals per function = --top"; then
 		"types=samples/count,cpu/nanoseconds default=cpu samples=3 period=1000000 period_type=cpu/nanoseconds time_nanos=1767323045000000000 duration_nanos=5000000" \
 		node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/x.tsv.pb.gz"
 fi
+# profrec input: the leaf frames' file mappings (ip, map_id, map) become pprof Mappings
+if need_npm "pprof of profrec TSV: mappings with file and build-id"; then
+	check_error "pprof of profrec TSV: mappings with file and build-id" 0 \
+		"mappings=/bin/app@abcd:leaf@401136\+work@401140$" \
+		node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/x.tsv.pb.gz"
+fi
+sed 's/0x400000 0x0 abcd \/bin\/app/0x400000 zz/' "$TMP/x.tsv" >"$TMP/badmap.tsv"
+check_error "pprof of profrec TSV: a malformed map column" 1 "badmap.tsv:3: bad map" \
+	"$F" -q -o "$TMP/badmap.pb.gz" "$TMP/badmap.tsv"
 # speedscope: schema-valid, a profile per thread, self weights = --top's
 check "speedscope: a profile per thread, shared frames" 0 \
 	'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main"},{"name":"work"},{"name":"leaf"},{"name":"sys_[k]"}]},"profiles":[{"type":"sampled","name":"app-7/7","unit":"nanoseconds","startValue":0,"endValue":2000000,"samples":[[0,1,2],[0,1,2,0,1]],"weights":[1000000,1000000]},{"type":"sampled","name":"app-7/8","unit":"nanoseconds","startValue":0,"endValue":2000000,"samples":[[0,1,2],[0,1,3]],"weights":[1000000,1000000]}],"name":"proftools","activeProfileIndex":0,"exporter":"proftools"}' \

@@ -1024,6 +1024,9 @@ if [ "$STATUS" = 0 ] && gzip -t "$TMP/pp.pb.gz" 2>/dev/null; then
 		check_error "-o x.pb.gz: pprof-format decodes it" 0 \
 			"types=samples/count,cpu/nanoseconds default=cpu samples=[1-9][0-9]* period=1001001 period_type=cpu/nanoseconds time_nanos=[1-9][0-9]* duration_nanos=[1-9]" \
 			node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/pp.pb.gz"
+		check_error "-o x.pb.gz: the workload's leaf functions in its mapping, with its build-id" 0 \
+			"mappings=(.*,)?$TMP/wl@[0-9a-f]{40}:([^,]*\\+)?leaf_a@[0-9a-f]+" \
+			node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/pp.pb.gz"
 	fi
 else
 	fail "-o x.pb.gz: a gzip'd profile" "exit $STATUS: $(head -c 300 "$TMP/stderr")"

@@ -12,6 +12,7 @@
 #include "formats/pprof.h"
 #include "formats/profile.h"
 #include "formats/protobuf.h"
+#include "formats/samples_tsv.h"
 #include "io/output.h"
 
 /* profile.proto's field numbers (Profile, ValueType, Sample, Location, Line, Function). */
@@ -22,7 +23,8 @@ enum {
 	P_DEFAULT_SAMPLE_TYPE = 14, P_DOC_URL = 15,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
-	M_ID = 1, M_FILENAME = 5,
+	M_ID = 1, M_MEMORY_START = 2, M_MEMORY_LIMIT = 3, M_FILE_OFFSET = 4, M_FILENAME = 5,
+	M_BUILD_ID = 6, M_HAS_FUNCTIONS = 7,
 	L_ID = 1, L_MAPPING_ID = 2, L_ADDRESS = 3, L_LINE = 4,
 	LN_FUNCTION_ID = 1,
 	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
@@ -117,6 +119,65 @@ void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns
 		c->last_ns = time_ns;
 }
 
+void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map)
+{
+	struct prof_pprof_counter *c = ctx;
+	struct prof_buf key = PROF_BUF_INIT;
+	size_t depth, n, len;
+	const uint32_t *frames = prof_stacks_frames(c->t, id, &depth);
+	const char *leaf;
+	uint32_t k, m;
+
+	if (!depth)
+		return;
+	if (!c->maps_cap) {	/* first call */
+		prof_intern_init(&c->map_keys);
+		prof_intern_init(&c->leaf_names);
+	}
+	prof_buf_addf(&key, "%llx %llx %s %s", (unsigned long long)map->start,
+		      (unsigned long long)map->pgoff, map->build_id, map->path);
+	n = prof_intern_count(&c->map_keys);
+	m = prof_intern(&c->map_keys, key.data, key.len);
+	if (m == n) {
+		PROF_GROW(c->maps, n + 1, c->maps_cap);
+		c->maps[m].start = map->start;
+		c->maps[m].limit = 0;
+		c->maps[m].pgoff = map->pgoff;
+		c->maps[m].build_id = xstrdup(map->build_id);
+		c->maps[m].path = xstrdup(map->path);
+	}
+	if (ip >= c->maps[m].limit)
+		c->maps[m].limit = ip + 1;
+	leaf = prof_stacks_frame_name(c->t, frames[depth - 1], &len);
+	n = prof_intern_count(&c->leaf_names);
+	k = prof_intern(&c->leaf_names, leaf, len);
+	if (k == n) {	/* the first address sampled in the frame stands */
+		PROF_GROW(c->leaves, n + 1, c->leaves_cap);
+		c->leaves[k].map = m;
+		c->leaves[k].address = ip;
+	}
+	prof_buf_release(&key);
+}
+
+void prof_pprof_counter_release(struct prof_pprof_counter *c)
+{
+	size_t i;
+
+	if (!c->maps_cap)
+		return;
+	for (i = 0; i < prof_intern_count(&c->map_keys); i++) {
+		free(c->maps[i].build_id);
+		free(c->maps[i].path);
+	}
+	prof_intern_release(&c->map_keys);
+	prof_intern_release(&c->leaf_names);
+	free(c->maps);
+	free(c->leaves);
+	c->maps = NULL;
+	c->leaves = NULL;
+	c->maps_cap = c->leaves_cap = 0;
+}
+
 int prof_pprof_name(const char *path)
 {
 	size_t n = path ? strlen(path) : 0;
@@ -200,6 +261,39 @@ static void put_samples(struct writer *w)
 	free(ids);
 }
 
+/* The leaf mapping collected for frame name, or NULL. */
+static const struct prof_pprof_leaf *leaf_of(const struct prof_pprof_counter *c, const char *name,
+					     size_t len)
+{
+	uint32_t k;
+
+	if (!c || !c->maps_cap)
+		return NULL;
+	k = prof_intern_find(&c->leaf_names, name, len);
+	return k == UINT32_MAX ? NULL : &c->leaves[k];
+}
+
+/* The Mappings of the leaf frames (ids: index + 1). */
+static void put_mappings(struct writer *w)
+{
+	const struct prof_pprof_counter *c = w->p->addrs;
+	size_t i;
+
+	for (i = 0; c && c->maps_cap && i < prof_intern_count(&c->map_keys); i++) {
+		const struct prof_pprof_mapping *m = &c->maps[i];
+
+		prof_buf_reset(&w->sub);
+		prof_pb_put_uint(&w->sub, M_ID, i + 1);
+		prof_pb_put_uint(&w->sub, M_MEMORY_START, m->start);
+		prof_pb_put_uint(&w->sub, M_MEMORY_LIMIT, m->limit);
+		prof_pb_put_uint(&w->sub, M_FILE_OFFSET, m->pgoff);
+		prof_pb_put_int(&w->sub, M_FILENAME, (int64_t)str_id(w, m->path));
+		prof_pb_put_int(&w->sub, M_BUILD_ID, (int64_t)str_id(w, m->build_id));
+		prof_pb_put_uint(&w->sub, M_HAS_FUNCTIONS, 1);
+		prof_pb_put_bytes(&w->msg, P_MAPPING, w->sub.data, w->sub.len);
+	}
+}
+
 /* One Location and one Function per frame used: ids 1..nfns. */
 static void put_functions(struct writer *w)
 {
@@ -213,8 +307,14 @@ static void put_functions(struct writer *w)
 
 		prof_buf_reset(&line);
 		prof_pb_put_uint(&line, LN_FUNCTION_ID, id);
+		const struct prof_pprof_leaf *leaf = leaf_of(w->p->addrs, name, len);
+
 		prof_buf_reset(&w->sub);
 		prof_pb_put_uint(&w->sub, L_ID, id);
+		if (leaf) {
+			prof_pb_put_uint(&w->sub, L_MAPPING_ID, leaf->map + 1);
+			prof_pb_put_uint(&w->sub, L_ADDRESS, leaf->address);
+		}
 		prof_pb_put_bytes(&w->sub, L_LINE, line.data, line.len);
 		prof_pb_put_bytes(&w->msg, P_LOCATION, w->sub.data, w->sub.len);
 		prof_buf_reset(&w->sub);
@@ -241,6 +341,7 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	for (i = 0; i < p->ntypes; i++)
 		put_value_type(&w, P_SAMPLE_TYPE, p->types[i].type, p->types[i].unit);
 	put_samples(&w);
+	put_mappings(&w);
 	put_functions(&w);
 	if (p->time_nanos)
 		prof_pb_put_int(&w.msg, P_TIME_NANOS, p->time_nanos);
@@ -289,7 +390,7 @@ int prof_pprof_convert(const char *in, const char *out)
 	struct prof_profile_opts o;
 	struct prof_stacks t;
 	struct prof_meta meta = PROF_META_INIT;
-	struct prof_pprof_counter c = { &t, 1, 0, 0 };
+	struct prof_pprof_counter c = { .t = &t, .column = 1 };
 	struct prof_pprof_profile p;
 	struct prof_output *o_out;
 	int rc;
@@ -297,10 +398,13 @@ int prof_pprof_convert(const char *in, const char *out)
 	prof_profile_opts_init(&o);
 	o.on_sample = prof_pprof_on_sample;
 	o.on_sample_ctx = &c;
+	o.on_address = prof_pprof_on_address;
+	o.on_address_ctx = &c;
 	prof_stacks_init(&t, 2);	/* the weights, the samples */
 	rc = prof_profile_read(in, &o, &t, &meta, NULL);
 	prof_pprof_describe(&p, &t, &meta, 0, c.samples ? 1 : -1);
 	p.duration_nanos = c.last_ns;
+	p.addrs = &c;
 	o_out = prof_output_open(out, PROF_OUT_ATOMIC, PROF_COMP_GZIP);
 	if (!o_out || prof_pprof_write(&p, o_out)) {
 		if (o_out)
@@ -309,6 +413,7 @@ int prof_pprof_convert(const char *in, const char *out)
 	} else if (prof_output_close(o_out)) {
 		rc = -1;
 	}
+	prof_pprof_counter_release(&c);
 	prof_stacks_release(&t);
 	prof_meta_release(&meta);
 	return rc;

@@ -60,6 +60,8 @@ struct prof_pprof_profile {
 	int64_t period;
 	int64_t time_nanos;		/* 0: not known */
 	int64_t duration_nanos;		/* 0: not known */
+	/* NULL, or the leaf mappings a counter collected (by frame name) */
+	const struct prof_pprof_counter *addrs;
 };
 
 /*
@@ -100,8 +102,31 @@ struct prof_pprof_counter {
 	size_t column;
 	int64_t last_ns;
 	unsigned long samples;
+	/*
+	 * Filled by prof_pprof_on_address() (profile.h's on_address: profrec
+	 * TSV's ip and map columns): the file mapping of each frame sampled
+	 * as a leaf and one address sampled in it, which become pprof's
+	 * Mappings and the addresses of those frames' Locations. A stack
+	 * table holds names, not addresses, and the recording has the
+	 * address of the leaf only: the smallest extension that gives pprof
+	 * the file and build-id of the code sampled. Set up when first
+	 * called; release with prof_pprof_counter_release().
+	 */
+	struct prof_intern map_keys;		/* "START PGOFF BUILD_ID PATH" -> index */
+	struct prof_pprof_mapping *maps;
+	size_t maps_cap;
+	struct prof_intern leaf_names;		/* frame name -> index into leaves */
+	struct prof_pprof_leaf { uint32_t map; uint64_t address; } *leaves;
+	size_t leaves_cap;
 };
+struct prof_pprof_mapping {
+	uint64_t start, limit, pgoff;	/* limit: past the highest address sampled */
+	char *build_id, *path;
+};
+struct prof_samples_map;
 void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
+void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map);
+void prof_pprof_counter_release(struct prof_pprof_counter *c);
 
 /* Whether path names a pprof file ("*.pb.gz"); path may be NULL. */
 int prof_pprof_name(const char *path);

@@ -502,6 +502,8 @@ static void reading_init(struct reading *rd, const struct prof_profile_opts *o,
 	rd->perf.on_stack_ctx = rd->samples.on_stack_ctx = o->on_stack_ctx;
 	rd->perf.on_sample = rd->samples.on_sample = o->on_sample;
 	rd->perf.on_sample_ctx = rd->samples.on_sample_ctx = o->on_sample_ctx;
+	rd->samples.on_address = o->on_address;
+	rd->samples.on_address_ctx = o->on_address_ctx;
 }
 
 /*

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/buf.h"
@@ -42,6 +43,13 @@ struct defs {
 	size_t pool_len, pool_cap;
 };
 
+/* The mappings defined so far in one id namespace (map_id -> index). */
+struct maps {
+	struct prof_intern ids;
+	struct prof_samples_map *map;	/* strings owned (malloc'ed) */
+	size_t cap;
+};
+
 /* One prof_samples_read(). */
 struct reader {
 	struct prof_stacks *t;
@@ -50,6 +58,7 @@ struct reader {
 	struct prof_meta *meta;		/* the caller's (may be NULL) */
 	struct prof_meta own_meta;	/* this input's, for its event list */
 	struct defs defs;
+	struct maps maps;
 	struct prof_buf root;		/* the root frame text of a row */
 	uint32_t *frames;		/* the stack of a row */
 	size_t frames_cap;
@@ -191,8 +200,8 @@ static int row_in_window(struct reader *rd, int64_t tns)
 	return 1;
 }
 
-/* Fold the row: root frame(s) comm[-pid[/tid]] (spaces -> '_'), then the stack. */
-static void fold_row(struct reader *rd, const struct row *row, size_t idx)
+/* Fold the row: root frame(s) comm[-pid[/tid]] (spaces -> '_'), then the stack; its id. */
+static uint32_t fold_row(struct reader *rd, const struct row *row, size_t idx)
 {
 	const struct prof_samples_opts *o = rd->opts;
 	struct defs *d = &rd->defs;
@@ -221,6 +230,58 @@ static void fold_row(struct reader *rd, const struct row *row, size_t idx)
 	if (o->on_sample)
 		o->on_sample(o->on_sample_ctx, id, w[0], row->time_ns < 0 ? -1 : row->time_ns);
 	rd->st->samples++;
+	return id;
+}
+
+static void maps_release(struct maps *m)
+{
+	size_t i;
+
+	for (i = 0; i < prof_intern_count(&m->ids); i++) {
+		free((char *)m->map[i].build_id);
+		free((char *)m->map[i].path);
+	}
+	prof_intern_release(&m->ids);
+	prof_intern_init(&m->ids);
+}
+
+/*
+ * The mapping of the row's ip (f: ip, map_id, map), defined here when the
+ * map column is set ("0xSTART 0xPGOFF BUILD_ID PATH"); NULL when the row
+ * has none or after reporting a malformed one (*bad set).
+ */
+static const struct prof_samples_map *row_map(struct reader *rd, char **f, unsigned long lineno,
+					      int *bad_map)
+{
+	struct maps *m = &rd->maps;
+	struct prof_samples_map def;
+	size_t idx, before = prof_intern_count(&m->ids);
+	char *end, bid[256];
+	int n = 0;
+
+	*bad_map = 0;
+	if (!f[1][0])
+		return NULL;
+	if (!f[2][0]) {
+		idx = prof_intern_find(&m->ids, f[1], strlen(f[1]));
+		return idx == UINT32_MAX ? NULL : &m->map[idx];
+	}
+	def.start = strtoull(f[2], &end, 16);
+	if (end == f[2] || sscanf(end, " %" "llx %255s %n", (unsigned long long *)&def.pgoff, bid, &n) < 2 ||
+	    !n || !f[2][n + (end - f[2])]) {
+		bad(rd, lineno, "bad map (0xSTART 0xPGOFF BUILD_ID PATH)");
+		*bad_map = 1;
+		return NULL;
+	}
+	idx = prof_intern(&m->ids, f[1], strlen(f[1]));
+	if (idx < before)
+		return &m->map[idx];	/* defined twice: the first stands */
+	PROF_GROW(m->map, idx + 1, m->cap);
+	m->map[idx].start = def.start;
+	m->map[idx].pgoff = def.pgoff;
+	m->map[idx].build_id = xstrdup(strcmp(bid, "-") ? bid : "");
+	m->map[idx].path = xstrdup(end + n);
+	return &m->map[idx];
 }
 
 /* A sample row: split, check, fold if of the event and in the window. */
@@ -230,6 +291,9 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 	size_t nf = prof_tsv_split(line, n, f, NCOLS_IP + 1);
 	struct row row;
 	int64_t cpu, stack_number;	/* checked, not used */
+	const struct prof_samples_map *map = NULL;
+	int bad_map = 0;
+	uint32_t id;
 	long idx;
 
 	if (nf != rd->ncols) {
@@ -247,6 +311,9 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 		bad(rd, lineno, "bad number in time_ns, pid, tid, cpu, weight or stack_id");
 		return;
 	}
+	if (nf == NCOLS_IP && rd->opts->on_address && !(map = row_map(rd, f + 9, lineno, &bad_map)) &&
+	    bad_map)
+		return;
 	row.comm = f[3];
 	row.event = f[5];
 	row.stack_id = f[7];
@@ -260,7 +327,9 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 	}
 	if (idx < 0 || !row_event_folded(rd, row.event) || !row_in_window(rd, row.time_ns))
 		return;
-	fold_row(rd, &row, (size_t)idx);
+	id = fold_row(rd, &row, (size_t)idx);
+	if (map)
+		rd->opts->on_address(rd->opts->on_address_ctx, id, strtoull(f[9], NULL, 16), map);
 }
 
 /* Whether line is a header of either form; its number of columns in *ncols. */
@@ -296,6 +365,7 @@ static void read_line(struct reader *rd, char *line, size_t n, unsigned long lin
 			/* a concatenated file: new ids */
 			prof_intern_release(&rd->defs.ids);
 			rd->defs.pool_len = 0;
+			maps_release(&rd->maps);
 		}
 		rd->in_rows = 0;
 		rd->have_header = 1;
@@ -327,6 +397,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 	rd.meta = meta;
 	rd.name = prof_chunks_name(r);
 	prof_intern_init(&rd.defs.ids);
+	prof_intern_init(&rd.maps.ids);
 	if (opts->event_filter && *opts->event_filter && !st->event)
 		st->event = xstrdup(opts->event_filter);
 	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
@@ -341,6 +412,9 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 		prof_input_warn(rd.name, 0, "%lu malformed lines in all", rd.malformed);
 	prof_meta_release(&rd.own_meta);
 	prof_intern_release(&rd.defs.ids);
+	maps_release(&rd.maps);
+	prof_intern_release(&rd.maps.ids);
+	free(rd.maps.map);
 	free(rd.defs.off);
 	free(rd.defs.depth);
 	free(rd.defs.pool);

@@ -32,6 +32,13 @@
 
 struct prof_chunks;
 
+/* A file mapping of a recording (its map column), for on_address. */
+struct prof_samples_map {
+	uint64_t start, pgoff;	/* where it is mapped, the file offset mapped there */
+	const char *build_id;	/* hex, "" when unknown */
+	const char *path;
+};
+
 struct prof_samples_opts {
 	int include_pid;
 	int include_tid;
@@ -47,6 +54,12 @@ struct prof_samples_opts {
 	 * on_sample; -1: none). */
 	void (*on_sample)(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
 	void *on_sample_ctx;
+	/* When set, called for every row folded whose ip lies in a file
+	 * mapping (map_id defined by an earlier or this row's map column)
+	 * with its stack's id, the ip and the mapping (valid during the call
+	 * only). A malformed map column is an input error. */
+	void (*on_address)(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map);
+	void *on_address_ctx;
 };
 
 struct prof_samples_stats {

@@ -3,7 +3,8 @@
 // encoder and decoder independent of proftools, and print per function
 // "name<TAB>self<TAB>total" of the sample type TYPE (default: the
 // profile's default_sample_type, else the last), sorted by name; on
-// stderr a summary "types=a/unit,b/unit default=T samples=N".
+// stderr a summary "types=a/unit,b/unit default=T samples=N ... mappings=
+// FILE@BUILD_ID:FN@ADDR+FN@ADDR,..." (the locations of each mapping).
 // Self: the leaf frame's function; total: each function once per sample.
 'use strict';
 const fs = require('fs');
@@ -44,6 +45,10 @@ for (const s of p.sample) {
 console.error('types=' + types.join(',') + ' default=' + (p.defaultSampleType ? str(p.defaultSampleType) : '') +
 	' samples=' + p.sample.length + ' period=' + p.period + ' period_type=' +
 	(p.periodType ? str(p.periodType.type) + '/' + str(p.periodType.unit) : '') +
-	' time_nanos=' + p.timeNanos + ' duration_nanos=' + p.durationNanos);
+	' time_nanos=' + p.timeNanos + ' duration_nanos=' + p.durationNanos +
+	' mappings=' + p.mapping.map((m) => str(m.filename) + '@' + str(m.buildId) + ':' +
+		p.location.filter((l) => Number(l.mappingId) === Number(m.id)).map((l) =>
+			l.line.map((ln) => fnName.get(Number(ln.functionId))).join('+') + '@' +
+			Number(l.address).toString(16)).sort().join('+')).join(','));
 const out = [...total.keys()].sort().map((n) => n + '\t' + (self.get(n) || 0n) + '\t' + total.get(n));
 process.stdout.write(out.join('\n') + (out.length ? '\n' : ''));
