@@ -99,6 +99,9 @@ while IFS= read -r cmd; do
 	'bin/proffold -e offcpu-time both.tsv'*)
 		grep -q "$(printf '\toffcpu-time\t')" "$W/both.tsv" 2>/dev/null ||
 			sk="both.tsv has no off-CPU samples (see the profrec --off-cpu line)" ;;
+	'bin/profflame --hot-cold '*)
+		grep -q "$(printf '\toffcpu-time\t')" "$W/both.tsv" 2>/dev/null ||
+			sk="both.tsv has no off-CPU samples (see the profrec --off-cpu line)" ;;
 	'bin/proffold --focus main '*)
 		# main itself runs a few ms (the 8 MiB peak): a profile may miss it
 		grep -q '^[^ ]*;main[; ]' "$W/app.folded" 2>/dev/null ||
@@ -179,6 +182,13 @@ while IFS= read -r cmd; do
 		status 0 && xml_ok window.svg || ok=0 ;;
 	'bin/proffold -j 2 -o both.folded.zst app.folded shallow.folded')
 		status 0 && zstd -dc both.folded.zst >both.folded 2>/dev/null && folded_ok both.folded header || ok=0 ;;
+	'bin/profflame --heatmap -o heatmap.html both.tsv')
+		status 0 && has heatmap.html '<g id="cells">' && has heatmap.html 'var HM = ' &&
+			has heatmap.html work_hot || ok=0 ;;
+	'bin/proffold --heatmap --bucket 50ms both.tsv >heat.tsv')
+		status 0 && tsv_ok proffold-heatmap heat.tsv && has heat.tsv 'bucket_ms=50' || ok=0 ;;
+	'bin/profflame --hot-cold -o hotcold.svg both.tsv')
+		status 0 && xml_ok hotcold.svg && has hotcold.svg 'Hot/Cold Flame Graph' && has hotcold.svg work_hot || ok=0 ;;
 	"bin/profflame --title 'my app' --colors java -o app.html app.folded")
 		status 0 && has app.html '<svg' && has app.html 'my app' && has app.html '<html' || ok=0 ;;
 	'bin/profflame --diff -n app.folded shallow.folded >diff.svg')

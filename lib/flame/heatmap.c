@@ -142,6 +142,8 @@ int prof_flame_heatmap_read_tsv(const char *path, struct prof_heatmap *hm,
 	}
 	if (prof_lines_failed(lr))
 		rval = -2;
+	else if (prof_lines_too_long(lr) && rval == 0)
+		rval = -1;	/* reported; the other rows are drawn */
 	if (rval > -2 && !r.n) {
 		prof_warn("%s: no heat map cells: nothing to draw", prof_lines_name(lr));
 		rval = -2;

@@ -389,7 +389,7 @@ int prof_flame_heatmap_write_page(const struct prof_heatmap *hm,
 	prof_buf_addstr(&p.b, "px}\n</style>\n");
 	prof_flame_add_style(&p.b, o->flame);
 	prof_buf_addstr(&p.b, "<p class=\"range\">Select a time range: click its first cell, then "
-		       "its last (or drag across the cells; shift-click moves the end). Its flame "
+		       "its last (or drag across the cells; shift-click sets a new end). Its flame "
 		       "graph is drawn below.</p>\n<p class=\"range\" id=\"rangenote\"></p>\n"
 		       "<p class=\"range\">Same as: <code id=\"command\"></code> (times in seconds "
 		       "since the start of the recording; perf script: since its first sample)"
