@@ -77,30 +77,45 @@ unsigned long prof_heap_supp_load(struct prof_heap_supp *s, const char *path)
 
 /*
  * Glob p[0..pe) with '*' against s[0..se): the whole of s, or when
- * open_end only a prefix of it.
+ * open_start (open_end) a part of it that need not start at its start
+ * (end at its end). One backtracking point, the last '*' (open_start is
+ * one before the pattern): a failed match moves it one byte on, so
+ * "a*b*c*..." against a long name costs at most len(p) * len(s) steps,
+ * never an exponential search (found by fuzz_suppressions).
  */
-static int glob_match(const char *p, const char *pe, const char *s, const char *se, int open_end)
+static int glob_match(const char *p, const char *pe, const char *s, const char *se,
+		      int open_start, int open_end)
 {
-	while (p < pe) {
-		if (*p == '*') {
-			p++;
+	const char *star = open_start ? p : NULL, *star_s = s;
+
+	for (;;) {
+		if (p < pe && *p == '*') {
+			while (p < pe && *p == '*')
+				p++;
 			if (p == pe)
 				return 1;
-			for (; s <= se; s++)
-				if (glob_match(p, pe, s, se, open_end))
-					return 1;
-			return 0;
+			star = p;
+			star_s = s;
+			continue;
 		}
-		if (s == se || *p != *s)
+		if (p == pe) {
+			if (open_end || s == se)
+				return 1;
+		} else if (s < se && *p == *s) {
+			p++, s++;
+			continue;
+		}
+		/* a mismatch: the last '*' takes one more byte, if there is one */
+		if (!star || star_s == se)
 			return 0;
-		p++, s++;
+		p = star;
+		s = ++star_s;
 	}
-	return open_end || s == se;
 }
 
 int prof_heap_supp_template_match(const char *pattern, const char *str)
 {
-	const char *pe = pattern + strlen(pattern), *se = str + strlen(str), *s;
+	const char *pe = pattern + strlen(pattern), *se = str + strlen(str);
 	int anchored_start = pattern[0] == '^', anchored_end;
 
 	if (anchored_start)
@@ -108,12 +123,7 @@ int prof_heap_supp_template_match(const char *pattern, const char *str)
 	anchored_end = pe > pattern && pe[-1] == '$';
 	if (anchored_end)
 		pe--;
-	if (anchored_start)
-		return glob_match(pattern, pe, str, se, !anchored_end);
-	for (s = str; s <= se; s++)
-		if (glob_match(pattern, pe, s, se, !anchored_end))
-			return 1;
-	return 0;
+	return glob_match(pattern, pe, str, se, !anchored_start, !anchored_end);
 }
 
 int prof_heap_supp_match(const struct prof_heap_supp *s, const char *str)

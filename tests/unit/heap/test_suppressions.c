@@ -41,6 +41,21 @@ int main(void)
 		CHECK(m(big, big) && m("^x*x$", big));
 		free(big);
 	}
+	TEST("template: many '*' against a long name end quickly (found by fuzzing)") {
+		char *pat = malloc(202), *name = malloc(20001);
+
+		for (int i = 0; i < 200; i++)
+			pat[i] = i % 2 ? '*' : 'a';
+		pat[200] = 'b';
+		pat[201] = 0;
+		memset(name, 'a', 20000);
+		name[20000] = 0;
+		CHECK(!m(pat, name) && !m("****************************************\377a***", name));
+		name[19999] = 'b';
+		CHECK(m(pat, name) && m("a*a*a*b$", name) && !m("^b*", name));
+		free(pat);
+		free(name);
+	}
 	TEST("builtin patterns: glibc internals, not the program") {
 		struct prof_heap_supp s = PROF_HEAP_SUPP_INIT;
 
