@@ -78,6 +78,20 @@ check_error "profflame --nameattr: a long line of the attribute file reported, e
 	'attrs:2: line longer than 64 bytes' \
 	env PROFTOOLS_MAX_LINE=64 "$BIN/profflame" --nameattr "$TMP/attrs" "$TMP/cap.expected"
 
+# profflame --heatmap's TSV (proffold --heatmap): the long row left out,
+# the other cells drawn
+printf '%s\n' '# source=profrec event=cpu-clock unit=ns bucket_ms=250' \
+	"$(printf 'second\toffset_ms\tevent\tsamples\tweight')" \
+	"$(printf '0\t0\tcpu-clock\t3\t3000000')" "$(printf '0\t250\tcpu-clock\t1\t%s' "$long")" \
+	"$(printf '0\t500\tcpu-clock\t7\t7000000')" >"$TMP/hm.tsv"
+run env PROFTOOLS_MAX_LINE=64 "$BIN/profflame" --heatmap "$TMP/hm.tsv"
+if [ "$STATUS" = 1 ] && grep -q 'hm.tsv:4: line longer than 64 bytes' "$TMP/stderr" &&
+   [ "$(grep -c '<rect' "$TMP/stdout")" -ge 2 ]; then
+	pass "profflame --heatmap: the long row reported and left out, the other cells drawn, exit 1"
+else
+	fail "profflame --heatmap: long row" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+
 # Memory: 200 MB of NUL bytes (one line, no newline) through the default
 # cap: the line is dropped as it streams by, peak RSS stays small.
 if [ -n "$SANITIZE" ]; then

@@ -128,7 +128,7 @@ int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
 	} else {	/* anything else is perf script text, or said not to be */
 		rc = prof_ann_perf_read(lr, line, len, blank, s);
 	}
-	if (rd.bad || prof_lines_failed(lr))
+	if (rd.bad || prof_lines_failed(lr) || prof_lines_too_long(lr))
 		rc = -1;
 	prof_lines_close(lr);
 	free(rd.map_file);
