@@ -1,7 +1,7 @@
 /*
  * stripes [ROUNDS [WORK_MS [SLEEP_MS]]]: a program that works WORK_MS,
  * then sleeps SLEEP_MS, ROUNDS times (default 15 rounds of 100 ms and
- * 100 ms: 3 s), keeping one 1000-byte block per round (tests only): the
+ * 100 ms: 3 s), allocating a 1000-byte block per round (tests only): the
  * heat map's stripes and the hot/cold graph's warm work and cool sleep,
  * a busy command for the fault tests, steady allocations for profheap.
  * Built with frame pointers.
@@ -38,10 +38,12 @@ int main(int argc, char **argv)
 	double t0 = now();
 
 	for (int i = 0; i < rounds; i++) {
+		free(kept);	/* one block live at a time: no leak at exit */
 		kept = malloc(1000);
 		work(t0 + i * (work_s + sleep_s) + work_s);
 		if (sleep_s > 0)
 			nanosleep(&nap, 0);
 	}
+	free(kept);
 	return 0;
 }
