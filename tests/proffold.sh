@@ -568,6 +568,16 @@ fi
 sed 's/"frame": 3, "at": 5/"frame": 0, "at": 5/' "$D/speedscope.json" >"$TMP/nest.json"
 check_error "speedscope: events not nested" 1 "nest.json:8:15: profiles\[1\].events\[2\]: closes a frame that is not the innermost open one" \
 	"$F" "$TMP/nest.json"
+printf '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","unit":"none","samples":[[0,1e300]],"weights":[1e5000]}]}' >"$TMP/huge.json"
+run "$F" "$TMP/huge.json"
+if [ "$STATUS" = 1 ] && grep -q 'huge.json:1:114: profiles\[0\].weights\[0\]: expected a non-negative number, found one out of range' "$TMP/stderr"; then
+	pass "speedscope: a weight beyond any number is refused"
+else
+	fail "speedscope: a weight beyond any number is refused" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+sed 's/1e5000/1/' "$TMP/huge.json" >"$TMP/huge2.json"
+check_error "speedscope: a frame index beyond any array" 1 "huge2.json:1:95: profiles\[0\].samples\[0\]\[1\]: expected a frame index, found a number that is not one" \
+	"$F" "$TMP/huge2.json"
 printf '{"shared": {"frames": []}, "profiles": {"type": "sampled"}}' >"$TMP/obj.json"
 check_error "speedscope: profiles not an array" 1 "obj.json:1:40: file.profiles: expected an array, found an object" \
 	"$F" "$TMP/obj.json"

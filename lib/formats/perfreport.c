@@ -128,7 +128,7 @@ static void chain(struct prof_import *imp, struct report_state *st, char *line, 
 		char *e;
 
 		w = strtold(line, &e);
-		if (*e || w < 0) {
+		if (*e || !(w >= 0) || !isfinite(w)) {
 			prof_import_bad(imp, lineno, "bad value '%s'", line);
 			return;
 		}

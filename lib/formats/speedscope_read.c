@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,9 @@ static int frame_at(struct ss *s, size_t v, const char *path, uint32_t *id)
 {
 	const struct prof_json_value *x = &s->j.v[v];
 
-	if (x->type != PROF_JSON_NUMBER || x->num < 0 || x->num != (long double)(size_t)x->num) {
+	/* the range first: converting a number out of it to size_t is undefined */
+	if (x->type != PROF_JSON_NUMBER || !(x->num >= 0 && x->num < 4294967296.0L) ||
+	    x->num != (long double)(size_t)x->num) {
 		bad(s, v, "%s: expected a frame index, found %s", path,
 		    x->type == PROF_JSON_NUMBER ? "a number that is not one" : prof_json_type_name(x->type));
 		return -1;
@@ -160,9 +163,10 @@ static int number_at(struct ss *s, size_t v, const char *path, int nonneg, long 
 {
 	const struct prof_json_value *x = &s->j.v[v];
 
-	if (x->type != PROF_JSON_NUMBER || (nonneg && x->num < 0)) {
+	if (x->type != PROF_JSON_NUMBER || (nonneg && x->num < 0) || !isfinite(x->num)) {
 		bad(s, v, "%s: expected a %snumber, found %s", path, nonneg ? "non-negative " : "",
-		    x->type == PROF_JSON_NUMBER ? "a negative one" : prof_json_type_name(x->type));
+		    x->type != PROF_JSON_NUMBER ? prof_json_type_name(x->type) :
+		    isfinite(x->num) ? "a negative one" : "one out of range");
 		return -1;
 	}
 	*out = x->num;
