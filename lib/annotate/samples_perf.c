@@ -416,6 +416,18 @@ static void set_event(struct perf_reader *rd, const struct prof_perf_event *ev)
 			  memcmp(rd->s->event, ev->event, ev->event_len) != 0;
 }
 
+/* A frame line: the sample's pc if it is the first of its sample. */
+static void frame_line(struct perf_reader *rd, struct frame *fr)
+{
+	rd->frames++;
+	/* perf prints inlined functions as frames of the pc before its own */
+	if ((rd->want || !rd->chains) &&
+	    !(fr->dso && fr->dso_len == 7 && memcmp(fr->dso, "inlined", 7) == 0)) {
+		add_sample(rd, fr);
+		rd->want = 0;
+	}
+}
+
 static void read_line(struct perf_reader *rd, char *line, size_t n)
 {
 	struct prof_perf_event ev;
@@ -436,19 +448,23 @@ static void read_line(struct perf_reader *rd, char *line, size_t n)
 	}
 	if (buildid_line(rd, line, n))
 		return;
-	if (prof_perfscript_sample_line(line, n, &ev, &at) && parse_frame(line + at, n - at, &fr)) {
+	/*
+	 * A frame line, unless a number follows its "pc": then it may be the
+	 * "comm pid" of a sample line whose comm looks like hex, which the
+	 * sample line grammar decides. Frames first spares that grammar's
+	 * search for the comm on every line of -F ip,sym,symoff,dso.
+	 */
+	if (parse_frame(line, n, &fr) && !(fr.sym && fr.sym[0] >= '0' && fr.sym[0] <= '9')) {
+		frame_line(rd, &fr);
+	} else if (prof_perfscript_sample_line(line, n, &ev, &at) &&
+		   parse_frame(line + at, n - at, &fr)) {
 		rd->perf_like++;
 		rd->frames++;
 		set_event(rd, &ev);
 		add_sample(rd, &fr);
 		rd->want = 0;
 	} else if (parse_frame(line, n, &fr)) {
-		rd->frames++;
-		/* perf prints inlined functions as frames of the pc before its own */
-		if ((rd->want || !rd->chains) && !(fr.dso && fr.dso_len == 7 && memcmp(fr.dso, "inlined", 7) == 0)) {
-			add_sample(rd, &fr);
-			rd->want = 0;
-		}
+		frame_line(rd, &fr);
 	} else if (!is_blank(line[0]) && prof_perfscript_event_line(line, n, &ev) && ev.has_event) {
 		rd->perf_like++;
 		rd->chains = rd->want = 1;
