@@ -140,11 +140,8 @@ static void dtrace_frame(struct prof_import *imp, char *s, size_t n)
 		prof_import_frame(imp, n ? s : "-", n ? n : 1);
 		return;
 	}
-	memcpy(tmp, s, n);
+	memcpy(tmp, s, n);	/* ';' becomes ':' in prof_import_intern() */
 	tmp[n] = '\0';
-	for (i = 0; i < n; i++)
-		if (tmp[i] == ';')
-			tmp[i] = ':';
 	piece[np] = tmp;
 	for (i = 0; i + 1 < n && np < 63; i++) {
 		if (tmp[i] == '-' && tmp[i + 1] == '>') {
