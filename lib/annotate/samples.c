@@ -19,7 +19,8 @@ struct reader {
 	uint32_t *map_file;	/* map_id -> file index + 1 (0: not defined) */
 	uint64_t *map_base;	/* map_id -> start - pgoff */
 	size_t nmaps;
-	size_t hits_cap, files_cap;
+	struct prof_ann_hit_index hits;
+	size_t files_cap;
 	const char *name;
 	unsigned long bad;
 };
@@ -81,7 +82,7 @@ static int read_row(struct reader *rd, char **f)
 	if (prof_parse_u64(f[10], &id) < 0 || (f[11][0] && define_map(rd, id, f[11]) != 0) ||
 	    id >= rd->nmaps || !rd->map_file[id])
 		return -1;
-	prof_ann_hit_add(s, &rd->hits_cap, rd->map_file[id] - 1, ip - rd->map_base[id]);
+	prof_ann_hit_add(s, &rd->hits, rd->map_file[id] - 1, ip - rd->map_base[id]);
 	s->files[rd->map_file[id] - 1].samples++;
 	s->counted++;
 	return 0;
@@ -133,5 +134,6 @@ int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
 	prof_lines_close(lr);
 	free(rd.map_file);
 	free(rd.map_base);
+	prof_ann_hit_index_release(&rd.hits);
 	return rc;
 }

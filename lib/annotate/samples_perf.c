@@ -89,7 +89,8 @@ struct perf_reader {
 	struct prof_ann_samples *s;
 	const char *name;
 	struct pfile *pf;
-	size_t files_cap, hits_cap, pf_cap;
+	struct prof_ann_hit_index hits;
+	size_t files_cap, pf_cap;
 	struct prof_hashmap file_of;	/* hash of a path -> file index + 1 */
 	struct prof_hashmap syms;	/* hash of (file, name) -> struct sym */
 	struct mapping *maps;
@@ -398,7 +399,7 @@ static void add_sample(struct perf_reader *rd, struct frame *fr)
 	if (!rd->pf[f].elf)
 		return;
 	if (place(rd, f, fr, &off) == 0) {
-		prof_ann_hit_add(s, &rd->hits_cap, f, off);
+		prof_ann_hit_add(s, &rd->hits, f, off);
 	} else {
 		rd->pf[f].unplaced++;
 		rd->pf[f].unknown_sym += fr->has_symoff;
@@ -540,6 +541,7 @@ int prof_ann_perf_read(struct prof_lines *lr, char *line, size_t len, int after_
 	}
 	free(rd.maps);
 	free(rd.pf);
+	prof_ann_hit_index_release(&rd.hits);
 	prof_hashmap_release(&rd.file_of);
 	prof_hashmap_release(&rd.syms);
 	return rc;

@@ -7,6 +7,7 @@
 
 #include "annotate/samples.h"
 #include "annotate/samples_read.h"
+#include "base/hashmap.h"
 #include "base/xalloc.h"
 
 size_t prof_ann_file_index(struct prof_ann_samples *s, size_t *cap, const char *path,
@@ -25,10 +26,30 @@ size_t prof_ann_file_index(struct prof_ann_samples *s, size_t *cap, const char *
 	return f;
 }
 
-void prof_ann_hit_add(struct prof_ann_samples *s, size_t *cap, uint32_t file, uint64_t off)
+void prof_ann_hit_add(struct prof_ann_samples *s, struct prof_ann_hit_index *ix, uint32_t file,
+		      uint64_t off)
 {
-	PROF_GROW(s->hits, s->nhits + 1, *cap);
+	size_t *at;
+	int added;
+
+	if (!ix->at.value_size)
+		prof_hashmap_init(&ix->at, sizeof(size_t));
+	/* file offsets stay below 2^48: the key is unique */
+	at = prof_hashmap_put(&ix->at, (uint64_t)file << 48 ^ off, &added);
+	if (!added) {
+		s->hits[*at].count++;
+		return;
+	}
+	PROF_GROW(s->hits, s->nhits + 1, ix->cap);
+	*at = s->nhits;
 	s->hits[s->nhits++] = (struct prof_ann_hit){ file, off, 1 };
+}
+
+void prof_ann_hit_index_release(struct prof_ann_hit_index *ix)
+{
+	if (ix->at.value_size)
+		prof_hashmap_release(&ix->at);
+	memset(ix, 0, sizeof(*ix));
 }
 
 static int by_file_off(const void *a, const void *b)

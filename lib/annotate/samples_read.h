@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "annotate/samples.h"
+#include "base/hashmap.h"
 
 struct prof_lines;
 
@@ -19,8 +20,22 @@ struct prof_lines;
 size_t prof_ann_file_index(struct prof_ann_samples *s, size_t *cap, const char *path,
 			   const char *build_id, uint64_t start, uint64_t pgoff);
 
-/* Append one sample at file offset off of file; *cap is the hits' capacity. */
-void prof_ann_hit_add(struct prof_ann_samples *s, size_t *cap, uint32_t file, uint64_t off);
+/* Where each (file, offset) is in s->hits while reading; zeroed at first. */
+struct prof_ann_hit_index {
+	struct prof_hashmap at;		/* (file, offset) -> index in s->hits */
+	size_t cap;			/* capacity of s->hits (PROF_GROW) */
+};
+
+/*
+ * One sample at file offset off of file: its hit counted, or added. The
+ * hits of one offset are counted as they come, so a million samples
+ * leave only as many hits as distinct offsets to sort.
+ */
+void prof_ann_hit_add(struct prof_ann_samples *s, struct prof_ann_hit_index *ix, uint32_t file,
+		      uint64_t off);
+
+/* Free the index (not the hits). */
+void prof_ann_hit_index_release(struct prof_ann_hit_index *ix);
 
 /* Sort the hits by file and offset and merge those of one offset. */
 void prof_ann_hits_merge(struct prof_ann_samples *s);
