@@ -135,6 +135,11 @@ static int parse_levels(struct parse *p, const struct prof_codec *c, const char 
 		}
 		if (check_level(p, c, lo) || check_level(p, c, hi))
 			return -1;
+		/* each cell is a benchmark; a huge range (fuzz_selection: zstd's
+		 * -131072..22) would also cost quadratic time to deduplicate */
+		if ((long)hi - lo + 1 > PROF_CODEC_CELLS_MAX - (long)p->cells->n)
+			return fail(p, "%s: %d-%d makes more than %d codec levels in '%s'", c->name,
+				    lo, hi, PROF_CODEC_CELLS_MAX, p->spec);
 		for (long l = lo; l <= hi; l++) {
 			/* a level that means "the default" is not one of its own in a range */
 			if (l == 0 && (c->flags & PROF_CODEC_F_ZERO_DEFAULT) && lo != hi)

@@ -35,8 +35,11 @@ extern const struct prof_codec_alias prof_codec_aliases[];
  * Add the cells of spec to cells (those already there are not repeated).
  * Returns 0, or -1 with a message in err ("unknown codec 'nope' in
  * 'nope/lz4' (see profcompress -l)", "zstd: level 23 out of range
- * -131072..22"); cells may then hold part of the spec.
+ * -131072..22", "zstd: -41141-1 makes more than 1000 codec levels in
+ * 'zstd:-41141-1'": a selection holds at most PROF_CODEC_CELLS_MAX cells,
+ * each one a benchmark); cells may then hold part of the spec.
  */
+#define PROF_CODEC_CELLS_MAX 1000
 int prof_codec_cells_parse(struct prof_codec_cells *cells, const char *spec,
 			   char *err, size_t errlen);
 

@@ -104,6 +104,12 @@ static void test_selection(void)
 		CHECK_STR(parse("zstd:23", buf, sizeof(buf)), want);
 		CHECK_STR(parse("zlib:1-10", buf, sizeof(buf)), "ERR: zlib: level 10 out of range 0..9");
 		CHECK_STR(parse("zstd:9-1", buf, sizeof(buf)), "ERR: zstd: empty range 9-1 in 'zstd:9-1'");
+		/* found by fuzz_selection: 41143 cells took 22 s to deduplicate */
+		CHECK_STR(parse("zstd:-41141-1", buf, sizeof(buf)),
+			  "ERR: zstd: -41141-1 makes more than 1000 codec levels in 'zstd:-41141-1'");
+		CHECK(strncmp(parse("zstd:-999-0/lz4:1-2", buf, sizeof(buf)),
+			      "ERR: lz4: 1-2 makes", 19) == 0);
+		CHECK(strncmp(parse("all", buf, sizeof(buf)), "ERR", 3) != 0);
 		CHECK_STR(parse("zstd:", buf, sizeof(buf)),
 			  "ERR: zstd: missing level after ':' in 'zstd:'");
 		CHECK_STR(parse("memcpy:1", buf, sizeof(buf)),
