@@ -5,13 +5,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/xalloc.h"
-#include "formats/dtrace.h"
-#include "formats/eustack.h"
-#include "formats/gdbbt.h"
 #include "formats/import.h"
-#include "formats/perfreport.h"
-#include "formats/speedscope_read.h"
-#include "io/chunk.h"
 
 /* Report at most this many problems of an input one by one, then a count. */
 #define MAX_REPORTED 10
@@ -162,70 +156,4 @@ int prof_import_count(const char *s, size_t len, prof_weight *v)
 	}
 	*v = (prof_weight)u;
 	return 0;
-}
-
-/*
- * The order matters only where two formats could claim one input: eu-stack
- * before gdb (both number frames "#N"; eu-stack's blocks start "TID N:").
- */
-enum prof_profile_format prof_import_detect(const char *buf, size_t len, int complete)
-{
-	if (prof_speedscope_detect(buf, len))
-		return PROF_PROFILE_SPEEDSCOPE;
-	if (prof_perfreport_detect(buf, len))
-		return PROF_PROFILE_PERF_REPORT;
-	if (prof_eustack_detect(buf, len, complete))
-		return PROF_PROFILE_EUSTACK;
-	if (prof_gdbbt_detect(buf, len, complete))
-		return PROF_PROFILE_GDB;
-	if (prof_dtrace_detect(buf, len, complete))
-		return PROF_PROFILE_DTRACE;
-	return PROF_PROFILE_AUTO;
-}
-
-int prof_import_handles(enum prof_profile_format f)
-{
-	return f == PROF_PROFILE_DTRACE || f == PROF_PROFILE_EUSTACK || f == PROF_PROFILE_GDB ||
-	       f == PROF_PROFILE_PERF_REPORT || f == PROF_PROFILE_SPEEDSCOPE;
-}
-
-int prof_import_read_text(struct prof_import *imp, enum prof_profile_format f, char *buf,
-			  size_t len)
-{
-	int rval;
-
-	switch (f) {
-	case PROF_PROFILE_DTRACE:
-		rval = prof_dtrace_read(imp, buf, len);
-		break;
-	case PROF_PROFILE_EUSTACK:
-		rval = prof_eustack_read(imp, buf, len);
-		break;
-	case PROF_PROFILE_GDB:
-		rval = prof_gdbbt_read(imp, buf, len);
-		break;
-	case PROF_PROFILE_PERF_REPORT:
-		rval = prof_perfreport_read(imp, buf, len);
-		break;
-	case PROF_PROFILE_SPEEDSCOPE:
-		rval = prof_speedscope_read(imp, buf, len);
-		break;
-	default:
-		rval = -1;
-		break;
-	}
-	if (prof_import_finish(imp))
-		rval = -1;
-	return rval;
-}
-
-int prof_import_read(struct prof_import *imp, enum prof_profile_format f,
-		     struct prof_chunks *r)
-{
-	size_t len;
-	char *buf = prof_chunks_read_all(r, &len);
-	int rval = prof_import_read_text(imp, f, buf, len);
-
-	free(buf);
-	return prof_chunks_failed(r) ? -1 : rval;
 }
