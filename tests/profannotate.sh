@@ -115,6 +115,14 @@ check_error "--require bogus: usage error" 2 "bad --require 'bogus'" "$A" --simd
 check_error "--require without --simd: usage error" 2 "--require goes with --simd" "$A" --require avx2 "$TMP/x.tsv"
 check_error "no samples file: usage error" 2 "one samples file expected" "$A"
 
+# the same through annotating: perf script text naming such files
+printf ' 5555deadbeef main+0x4 (%s)\n' "$TMP/text" >"$TMP/ne.txt"
+check_error "annotate, not ELF: said with the samples lost, exit 1" 1 "text: not an ELF file \(1 samples not annotated\)" "$A" "$TMP/ne.txt"
+printf ' 5555deadbeef main+0x4 (%s)\n' "$TMP/cut" >"$TMP/cut.txt"
+check_error "annotate, truncated ELF: said, exit 1" 1 "cut: truncated or malformed ELF file \(1 samples" "$A" "$TMP/cut.txt"
+printf ' 5555deadbeef main+0x4 (%s)\n' "$TMP/stripped" >"$TMP/st.txt"
+check_error "annotate, stripped binary: said, exit 1" 1 "stripped: no function symbols \(stripped binary\?\): 1 samples not annotated" "$A" "$TMP/st.txt"
+
 # ---- annotate a recording ----
 cat >"$TMP/div.c" <<'EOF2'
 #include <stdio.h>

@@ -72,6 +72,7 @@ static int open_file(struct ctx *c, size_t i)
 	char err[256], bid[41];
 	const unsigned char *b;
 	unsigned n;
+	size_t fn;
 	struct prof_map m;
 
 	f->rec = r;
@@ -87,6 +88,9 @@ static int open_file(struct ctx *c, size_t i)
 			  "it was recorded", r->path, bid, r->build_id);
 		return -1;
 	}
+	if (!prof_elfcode_funcs(f->elf, &fn) || !fn)	/* as --simd says it */
+		prof_warn("%s: no function symbols (stripped binary?): %lu samples not annotated",
+			  r->path, r->samples);
 	memset(&m, 0, sizeof(m));
 	m.start = r->start;
 	m.end = r->start + (1ull << 40);
@@ -232,6 +236,7 @@ static void write_insns(struct ctx *c, const struct hot *h, size_t hottest)
 		f->said_no_lines = 1;
 		prof_warn("%s: no debug information: addresses only", f->rec->path);
 	}
+	free(name);
 }
 
 static void annotate_func(struct ctx *c, const struct hot *h)
