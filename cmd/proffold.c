@@ -22,6 +22,8 @@
 #include "formats/speedscope.h"
 #include "io/output.h"
 
+/* What -f/--format/--input-format take (the same option under two names). */
+#define INPUT_FORMATS "auto,perf,profrec,pprof,folded,dtrace,bpftrace,eu-stack,gdb,perf-report,speedscope"
 #define SYNOPSIS "proffold [-ahqv] [-e event] [-f format] [-j jobs] [-o file] [--option ...] [file ...]"
 
 static const char help_text[] =
@@ -33,8 +35,8 @@ static const char help_text[] =
 "folded, speedscope JSON (prof-formats(5)).\n"
 "\n"
 "Input and folding:\n"
-"  -f, --format=FMT        auto (default), perf, profrec, pprof or folded\n"
-"      --input-format=FMT  the same, or dtrace, bpftrace, eu-stack, gdb,\n"
+"  -f, --format=FMT        (also --input-format) auto (default), perf, profrec,\n"
+"                          pprof, folded, dtrace, bpftrace, eu-stack, gdb,\n"
 "                          perf-report, speedscope\n"
 "  -e, --event-filter=EV   fold only events EV (default: the first event)\n"
 "      --pid               root frame comm-PID\n"
@@ -372,9 +374,8 @@ int main(int argc, char **argv)
 			break;
 		case PROF_OPT_LIST_OPTIONS:
 			prof_list_option_values(long_opts, (const struct prof_option_values[]){
-				{ "format", "auto,perf,profrec,pprof,folded" },
-				{ "input-format", "auto,perf,profrec,pprof,folded,"
-				  "dtrace,bpftrace,eu-stack,gdb,perf-report,speedscope" },
+				{ "format", INPUT_FORMATS },
+				{ "input-format", INPUT_FORMATS },
 				{ "sort", "self,total" },
 				{ "output-format", "folded,pprof,speedscope" },
 				{ NULL, NULL } });
