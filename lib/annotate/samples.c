@@ -32,6 +32,13 @@ static int define_map(struct reader *rd, uint64_t id, char *text)
 	uint64_t start, pgoff;
 	size_t f;
 
+	/*
+	 * profrec numbers mappings 0, 1, 2... in the order of first use: a
+	 * new id beyond the next one is malformed (fuzz_annotate_samples: id
+	 * 3333333333333330 asked for a petabyte of tables).
+	 */
+	if (id > rd->nmaps)
+		return -1;
 	start = strtoull(text, &end, 16);
 	if (*end != ' ')
 		return -1;

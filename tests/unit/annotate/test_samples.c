@@ -167,6 +167,12 @@ int main(int argc, char **argv)
 		CHECK(prof_ann_samples_read(path, &s) == -1 && s.counted == 0);
 	}
 	prof_ann_samples_release(&s);
+	TEST("a mapping defined with an id past the next one is malformed (no huge table)") {
+		put(HEAD "\tip\tmap_id\tmap\n1\t7\t7\tapp\t0\tcpu-clock\t1\t0\tmain\t1136\t"
+		    "3333333333333330\t0x1000 0x0 - /bin/app\n");
+		CHECK(prof_ann_samples_read(path, &s) == -1 && s.counted == 0);
+	}
+	prof_ann_samples_release(&s);
 	perf_tests();
 	unlink(path);
 	return UNIT_RESULT();
