@@ -201,6 +201,31 @@ else
 	fail "build and record the shared-library workload"
 fi
 
+# Rust (issue 17): functions shown demangled (tests/tools/shapes.rs's trait
+# method), -s takes either name, --no-demangle shows the symbol table's
+if rust_shapes "Rust: functions demangled" "$TMP/shapes" &&
+	"$R" -q -o "$TMP/rs.tsv" -- "$TMP/shapes" 0.5 >/dev/null 2>"$TMP/rec.err"; then
+	run "$A" -n 5 "$TMP/rs.tsv"
+	fns=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/stdout" | sort -u)
+	raw=$(echo "$fns" | rust_raw_names | head -n 3 | tr '\n' '|')
+	if [ "$STATUS" = 0 ] && [ -z "$raw" ] && echo "$fns" | grep -qx '<main::Sq as main::Shape>::area'; then
+		pass "Rust: the 5 hottest functions demangled, <main::Sq as main::Shape>::area among them"
+	else
+		fail "Rust: functions demangled" "exit $STATUS, raw: $raw; $(echo "$fns" | head -n 5 | tr '\n' '|')"
+	fi
+	run "$A" --no-demangle -s '<main::Sq as main::Shape>::area' "$TMP/rs.tsv"
+	fns=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/stdout" | sort -u)
+	if [ "$STATUS" = 0 ] && echo "$fns" | grep -qx '_ZN40_$LT$main..Sq$u20$as$u20$main..Shape$GT$4area17h[0-9a-f]\{16\}E'; then
+		pass "Rust: -s by the demangled name; --no-demangle shows the mangled one"
+		check "Rust: -s by the mangled name" 0 "<main::Sq as main::Shape>::area" \
+			sh -c "\"\$0\" -s '$fns' \"\$1\" | awk -F'\t' 'NR > 1 { print \$1 }' | sort -u" "$A" "$TMP/rs.tsv"
+	else
+		fail "Rust: -s by the demangled name; --no-demangle" "exit $STATUS: $fns $(head -c 300 "$TMP/stderr")"
+	fi
+elif [ -f "$TMP/rec.err" ]; then
+	skip "Rust: functions demangled" "profrec cannot record here: $(head -c 200 "$TMP/rec.err")"
+fi
+
 # without debug information: addresses only, said once
 $CC -O2 -o "$TMP/divnd" "$TMP/div.c" && "$R" -q -o "$TMP/nd.tsv" -- "$TMP/divnd" >/dev/null 2>&1
 run "$A" "$TMP/nd.tsv"
