@@ -37,6 +37,15 @@ static inline void fuzz_quiet(void)
 		stderr = null;
 }
 
+/* Every target starts quiet (fuzz_quiet). One definition per target: fuzz.h is included once. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_quiet();
+	return 0;
+}
+
 /* The input as a file: a path valid until the next call. */
 static inline const char *fuzz_file(const uint8_t *data, size_t size)
 {

@@ -10,14 +10,6 @@
 #include "io/output.h"
 #include "fuzz.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct prof_lines *lr = prof_lines_from_mem("fuzz", (const char *)data, size);

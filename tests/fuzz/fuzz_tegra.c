@@ -2,14 +2,6 @@
 #include "gpu/gpu.h"
 #include "fuzz.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size;

@@ -10,14 +10,6 @@
 #include "formats/profile.h"
 #include "fuzz.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct prof_meta meta = PROF_META_INIT;
