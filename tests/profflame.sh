@@ -444,6 +444,17 @@ CHROMIUM=
 for c in chromium chromium-browser google-chrome; do
 	command -v "$c" >/dev/null 2>&1 && { CHROMIUM=$c; break; }
 done
+# browser_run PAGE JS RESULT: PAGE with the harness JS appended, opened in
+# headless chromium; what the harness put in <pre id="result"> goes to
+# RESULT (empty when the page did not run: see $TMP/chromium.err)
+browser_run() {
+	{ sed '/<\/body>/,$d' "$1"; printf '<script>\n'; cat "$2"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/harness.html"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--dump-dom "file://$TMP/harness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" |
+		sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$3"
+}
 if [ -z "$CHROMIUM" ]; then
 	skip "browser" "no chromium installed"
 elif [ -n "$SANITIZE" ]; then
@@ -492,11 +503,7 @@ window.addEventListener("load", function () {
   document.body.appendChild(pre);
 });
 JS
-	{ sed '/<\/body>/,$d' "$TMP/ui.html"; printf '<script>\n'; cat "$TMP/harness.js"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/harness.html"
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
-		--dump-dom "file://$TMP/harness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
-	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$TMP/ui.result"
+	browser_run "$TMP/ui.html" "$TMP/harness.js" "$TMP/ui.result"
 	if [ ! -s "$TMP/ui.result" ]; then
 		skip "browser" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
 	else
@@ -845,11 +852,7 @@ window.addEventListener("load", function () {
   document.body.appendChild(pre);
 });
 JS
-	{ sed '/<\/body>/,$d' "$TMP/range.html"; printf '<script>\n'; cat "$TMP/range.js"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/rharness.html"
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
-		--dump-dom "file://$TMP/rharness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
-	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$TMP/range.result"
+	browser_run "$TMP/range.html" "$TMP/range.js" "$TMP/range.result"
 	if [ ! -s "$TMP/range.result" ]; then
 		skip "browser: heat map ranges" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
 	else
