@@ -232,11 +232,14 @@ deps:
 # sanitizer pass builds in its own directory (a preloaded shim is built
 # there without ASan by its own rule).
 SAN_BUILD := $(BUILD)/san
+# The three builds run -j$(CHECK_JOBS) (every core by default) even
+# when make check itself was started without -j.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	@$(MAKE) --no-print-directory tests-build
-	@$(MAKE) --no-print-directory tests-build BUILD=$(SAN_BUILD) BINDIR=$(SAN_BUILD)/bin \
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) tests-build
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) tests-build BUILD=$(SAN_BUILD) BINDIR=$(SAN_BUILD)/bin \
 		SANITIZE=address,undefined
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) fuzz-build
 	@MAKE="$(MAKE)" ./tests/check.sh $(BUILD) $(BINDIR) $(SAN_BUILD) $(SAN_BUILD)/bin
 
 # README's picture of a report (committed; redrawn with make doc).
