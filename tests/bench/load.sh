@@ -15,7 +15,8 @@
 # constant memory over the -a run; nothing lost that is not reported.
 # Environment: BIN (default bin), BUILD (default build: tests/tools),
 # MB (input size in MiB, default 1024), DURATION (default 600), ROUNDS (default 3),
-# SECS (about the workload's CPU seconds in the overhead runs, default 4).
+# SECS (about the workload's CPU seconds in the overhead runs, default 4),
+# PARTS (the parts to run, default "1 2 3 4 5 6 7").
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$TOP/bin}
@@ -34,6 +35,7 @@ trap 'rm -rf "$WORK"' EXIT
 export LC_ALL=C
 unset DEBUGINFOD_URLS
 missed=
+part() { case " ${PARTS:-1 2 3 4 5 6 7} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # measure NAME CMD...: one line "NAME wall cpu peak_rss" (RSS of the
 # biggest process of the tree, as GNU time reports it)
@@ -51,6 +53,7 @@ measure() {
 echo "load.sh: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- 1. a gigabyte of input -------------------------------------------------------
+if part 1; then
 zcat "$TOP/tests/data/perf-g.txt.gz" >"$WORK/one.txt"
 n=$(( MB * 1048576 / $(stat -c %s "$WORK/one.txt") ))
 i=0; while [ $i -lt "$n" ]; do cat "$WORK/one.txt"; i=$((i + 1)); done >"$WORK/big.txt"
@@ -71,20 +74,29 @@ echo "  total $got, expected $want"; [ "$got" = "$want" ] || missed="$missed big
 measure "profflame, $(($(stat -c %s "$WORK/big.folded") >> 20)) MiB folded" "$BIN/profflame" "$WORK/big.folded"
 rm -f "$WORK/big.folded"
 
+fi
+
 # ---- 2. deep stacks -------------------------------------------------------------------
+if part 2; then
 awk 'BEGIN { for (k = 0; k < 1000; k++) { s = "root"; for (i = 1; i < 10000; i++) s = s ";f" (i < 9000 ? i : i "_" k); print s " 1" } }' \
 	>"$WORK/deep.folded"
 measure "proffold, 1,000 x 10,000 frames" "$BIN/proffold" "$WORK/deep.folded"
 measure "profflame, 1,000 x 10,000 frames" "$BIN/profflame" --max-depth 10000 "$WORK/deep.folded"
 echo "  $(grep -c '^<g><title>' "$WORK/out") frames drawn"
 
+fi
+
 # ---- 3. profcmp on two 1-million-line profiles ---------------------------------------------
+if part 3; then
 awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "main;mod_%d;fn_%d %d\n", i % 1000, i, 1 + i % 7 }' >"$WORK/a.folded"
 awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "main;mod_%d;fn_%d %d\n", i % 1000, i, 1 + (i + 3) % 7 }' >"$WORK/b.folded"
 measure "profcmp, 2 x 1,000,000 lines" "$BIN/profcmp" "$WORK/a.folded" "$WORK/b.folded"
 echo "  $(grep -v '^#' "$WORK/out" | sed 1d | wc -l) functions compared"
 
+fi
+
 # ---- 4. profrec on many threads and many processes ---------------------------------------------
+if part 4; then
 if "$BIN/profrec" -q -o /dev/null -- true 2>/dev/null; then
 	measure "profrec, 64 threads x 1 s CPU" "$BIN/profrec" -o "$WORK/t.tsv" -- "$LOADGEN" spin 64 1000
 	echo "  $(grep -o '[0-9]* samples ([^)]*), [0-9]* lost' "$WORK/err")," \
@@ -96,15 +108,20 @@ if "$BIN/profrec" -q -o /dev/null -- true 2>/dev/null; then
 else
 	echo "profrec: perf_event_open refused here: skipped"
 fi
+fi
 
 # ---- 5. profheap on 32 threads -----------------------------------------------------------------
+if part 5; then
 measure "profheap, 32 threads x 200,000 blocks" "$BIN/profheap" -q -o "$WORK/h" "$LOADGEN" handoff 32 200000
 want=$(cat "$WORK/out")
 got=$(grep handoff_alloc "$WORK"/h/*.alloc.folded | awk '{ s += $NF } END { printf "%.0f", s }')
 echo "  $got bytes recorded, the program counted $want"; [ "$got" = "$want" ] || missed="$missed heap"
 measure "the same without profheap" "$LOADGEN" handoff 32 200000
 
+fi
+
 # ---- 6. dwarf overhead beside perf record -----------------------------------------------------------
+if part 6; then
 # loadgen work: fixed work that prints the CPU seconds it used itself.
 # "program": how much more CPU the same work took under the profiler
 # (sampling interrupts, stack copies: what the profiled program pays);
@@ -143,8 +160,10 @@ if "$BIN/profrec" -q -o /dev/null -- true 2>/dev/null; then
 		fi
 	done
 fi
+fi
 
 # ---- 7. a long -a recording keeps constant memory -------------------------------------------------
+if part 7; then
 if "$BIN/profrec" -q -a -d 0.1 -o /dev/null 2>/dev/null; then
 	"$BIN/profrec" -q -a -d "$DURATION" -o "$WORK/all.tsv.zst" &
 	rp=$!
@@ -170,6 +189,7 @@ if "$BIN/profrec" -q -a -d 0.1 -o /dev/null 2>/dev/null; then
 	awk -v a="$first" -v b="$last" 'BEGIN { exit !(b <= a * 1.25 + 4096) }' || missed="$missed rss"
 else
 	echo "profrec -a: not allowed here: skipped"
+fi
 fi
 
 if [ -n "$missed" ]; then
