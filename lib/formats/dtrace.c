@@ -244,7 +244,7 @@ struct dtrace_state {
 static void dtrace_unended(struct prof_import *imp, struct dtrace_state *st)
 {
 	if (prof_import_depth(imp) && imp->stacks)
-		prof_import_bad(imp, st->group_line, "stack without a count line after its frames");
+		prof_import_bad(imp, st->group_line, 0, "stack without a count line after its frames");
 	prof_import_drop(imp);
 }
 
@@ -273,9 +273,9 @@ static void bpf_line(struct prof_import *imp, struct dtrace_state *st, const cha
 		bpf_elements(imp, st->suffix, st->suffix_len);
 	bpf_elements(imp, st->prefix, st->prefix_len);
 	if (prof_import_count(count, cn, &w))
-		prof_import_bad(imp, lineno, "count above 2^64-1");
+		prof_import_bad(imp, lineno, 0, "count above 2^64-1");
 	else if (prof_import_commit(imp, w, 1) == UINT32_MAX)
-		prof_import_bad(imp, lineno, "bpftrace entry without a key");
+		prof_import_bad(imp, lineno, 0, "bpftrace entry without a key");
 	st->in_bpf = 0;
 	st->suffix = NULL;
 }
@@ -299,9 +299,9 @@ static void bpf_start(struct prof_import *imp, struct dtrace_state *st, const ch
 	}
 	bpf_elements(imp, key, (size_t)(close - key));
 	if (prof_import_count(count, n, &w))
-		prof_import_bad(imp, lineno, "count above 2^64-1");
+		prof_import_bad(imp, lineno, 0, "count above 2^64-1");
 	else if (prof_import_commit(imp, w, 1) == UINT32_MAX)
-		prof_import_bad(imp, lineno, "bpftrace entry without a key");
+		prof_import_bad(imp, lineno, 0, "bpftrace entry without a key");
 }
 
 /* A line of DTrace output (outside bpftrace entries). */
@@ -323,9 +323,9 @@ static void dtrace_line(struct prof_import *imp, struct dtrace_state *st, char *
 		return;
 	}
 	if (prof_import_count(count, cn, &w))
-		prof_import_bad(imp, lineno, "count above 2^64-1");
+		prof_import_bad(imp, lineno, 0, "count above 2^64-1");
 	else if (prof_import_commit(imp, w, 1) == UINT32_MAX)
-		prof_import_bad(imp, lineno, "count without a stack above it");
+		prof_import_bad(imp, lineno, 0, "count without a stack above it");
 	prof_import_drop(imp);
 }
 
@@ -350,7 +350,7 @@ int prof_dtrace_read(struct prof_import *imp, char *buf, size_t len)
 		}
 	}
 	if (st.in_bpf) {
-		prof_import_bad(imp, lineno, "input cut short inside a bpftrace entry (no \"]: count\")");
+		prof_import_bad(imp, lineno, 0, "input cut short inside a bpftrace entry (no \"]: count\")");
 		prof_import_drop(imp);
 	}
 	dtrace_unended(imp, &st);

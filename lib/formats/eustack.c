@@ -146,7 +146,7 @@ int prof_eustack_read(struct prof_import *imp, char *buf, size_t len)
 		} else if (n == 0) {
 			end_block(imp, &st);
 		} else if (line[0] != ' ' && line[0] != '\t' && strncmp(line, "eu-stack: ", 10) != 0) {
-			prof_import_bad(imp, lineno, "not an eu-stack line: %.80s", line);
+			prof_import_bad(imp, lineno, 0, "not an eu-stack line: %.80s", line);
 		}
 	}
 	end_block(imp, &st);

@@ -104,7 +104,8 @@ uint32_t prof_import_commit(struct prof_import *imp, prof_weight w, int leaf_fir
 	return id;
 }
 
-void prof_import_bad(struct prof_import *imp, unsigned long line, const char *fmt, ...)
+void prof_import_bad(struct prof_import *imp, unsigned long line, unsigned long column,
+		     const char *fmt, ...)
 {
 	struct prof_buf b = PROF_BUF_INIT;
 	va_list ap;
@@ -114,22 +115,10 @@ void prof_import_bad(struct prof_import *imp, unsigned long line, const char *fm
 	va_start(ap, fmt);
 	prof_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	prof_input_warn(imp->name, line, "%s", prof_buf_cstr(&b));
-	prof_buf_release(&b);
-}
-
-void prof_import_bad_at(struct prof_import *imp, unsigned long line, unsigned long column,
-			const char *fmt, ...)
-{
-	struct prof_buf b = PROF_BUF_INIT;
-	va_list ap;
-
-	if (imp->malformed++ >= MAX_REPORTED)
-		return;
-	va_start(ap, fmt);
-	prof_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	prof_warn("%s:%lu:%lu: %s", imp->name, line, column, prof_buf_cstr(&b));
+	if (column)
+		prof_warn("%s:%lu:%lu: %s", imp->name, line, column, prof_buf_cstr(&b));
+	else
+		prof_input_warn(imp->name, line, "%s", prof_buf_cstr(&b));
 	prof_buf_release(&b);
 }
 

@@ -98,14 +98,12 @@ static inline void prof_import_drop(struct prof_import *imp)
 
 /*
  * Count a malformed line (or value) and report it as "name:line: what"
- * while fewer than ten were; line 0 leaves the number out.
+ * while fewer than ten were; line 0 leaves the number out. A column
+ * (JSON values) is reported after the line, "name:line:column: what";
+ * column 0 leaves it out.
  */
-void prof_import_bad(struct prof_import *imp, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The same for JSON values: "name:line:column: what". */
-void prof_import_bad_at(struct prof_import *imp, unsigned long line, unsigned long column,
-			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void prof_import_bad(struct prof_import *imp, unsigned long line, unsigned long column,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * End of the input: report how many problems there were beyond the ten

@@ -119,7 +119,7 @@ static void chain(struct prof_import *imp, struct report_state *st, char *line, 
 	int pct, starts, ends;
 
 	if (!sp || sp + 1 >= end) {
-		prof_import_bad(imp, lineno, "a value without a call chain");
+		prof_import_bad(imp, lineno, 0, "a value without a call chain");
 		return;
 	}
 	pct = sp[-1] == '%';
@@ -129,11 +129,11 @@ static void chain(struct prof_import *imp, struct report_state *st, char *line, 
 
 		w = strtold(line, &e);
 		if (*e || !(w >= 0) || !isfinite(w)) {
-			prof_import_bad(imp, lineno, "bad value '%s'", line);
+			prof_import_bad(imp, lineno, 0, "bad value '%s'", line);
 			return;
 		}
 	} else if (prof_import_count(line, (size_t)(sp - line), &w)) {
-		prof_import_bad(imp, lineno, "bad value '%s'", line);
+		prof_import_bad(imp, lineno, 0, "bad value '%s'", line);
 		return;
 	}
 	if (!st->folding)
@@ -194,7 +194,7 @@ int prof_perfreport_read(struct prof_import *imp, char *buf, size_t len)
 			if (st.folding)
 				prof_import_count(s, strspn(s, "0123456789"), &st.events);
 		} else if (after(line, n, "# Children ")) {
-			prof_import_bad(imp, lineno, "perf report with children: every sample is "
+			prof_import_bad(imp, lineno, 0, "perf report with children: every sample is "
 					"under each function of its chain; run perf report --no-children");
 			return -1;
 		} else if (n == 0 || line[0] == '#') {
@@ -204,14 +204,14 @@ int prof_perfreport_read(struct prof_import *imp, char *buf, size_t len)
 		} else if (is_digit(line[0])) {
 			chain(imp, &st, line, n, lineno);
 		} else {
-			prof_import_bad(imp, lineno, "not a perf report line: %.80s", line);
+			prof_import_bad(imp, lineno, 0, "not a perf report line: %.80s", line);
 		}
 	}
 	if (!st.event) {
 		if (imp->event && *imp->event)
-			prof_import_bad(imp, 0, "no samples of event '%s'", imp->event);
+			prof_import_bad(imp, 0, 0, "no samples of event '%s'", imp->event);
 		else
-			prof_import_bad(imp, 0, "no \"# Samples: N of event 'NAME'\" header line");
+			prof_import_bad(imp, 0, 0, "no \"# Samples: N of event 'NAME'\" header line");
 		return -1;
 	}
 	snprintf(event, sizeof(event), "%.*s", (int)st.event_len, st.event);

@@ -54,7 +54,7 @@ static void bad(struct ss *s, size_t v, const char *fmt, ...)
 	prof_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	prof_json_position(s->text, s->len, v < s->j.n ? s->j.v[v].offset : s->len, &line, &col);
-	prof_import_bad_at(s->imp, line, col, "%s", prof_buf_cstr(&b));
+	prof_import_bad(s->imp, line, col, "%s", prof_buf_cstr(&b));
 	prof_buf_release(&b);
 }
 
@@ -379,7 +379,7 @@ int prof_speedscope_read(struct prof_import *imp, char *buf, size_t len)
 	s.len = len;
 	if (prof_json_parse(&s.j, buf, len)) {
 		prof_json_position(buf, len, s.j.error_offset, &line, &col);
-		prof_import_bad_at(imp, line, col, "%s (byte offset %zu)", s.j.error, s.j.error_offset);
+		prof_import_bad(imp, line, col, "%s (byte offset %zu)", s.j.error, s.j.error_offset);
 		goto out;
 	}
 	if (s.j.v[0].type != PROF_JSON_OBJECT) {
