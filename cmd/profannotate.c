@@ -11,10 +11,12 @@
 #include "base/error.h"
 #include "base/options.h"
 #include "base/units.h"
+#include "io/input.h"
 #include "io/output.h"
 
 #define SYNOPSIS "profannotate [-hq] [-s symbol] [-n count] [--human] [--no-demangle] [-o file] samples\n" \
-	"       profannotate --simd [--require isa] [--human] [-o file] binary [symbol ...]"
+	"       profannotate --simd [--require isa] [--human] [--no-demangle] [-o file] binary\n" \
+	"                    [symbol ...]"
 
 static const char help_text[] =
 "usage: " SYNOPSIS "\n"
@@ -26,20 +28,22 @@ static const char help_text[] =
 "buildid-list lines before the samples).\n"
 "  -s, --symbol=NAME       annotate this function only\n"
 "  -n, --top=N             annotate the N hottest functions (default 1)\n"
-"      --no-demangle       show C++ and Rust functions by their mangled names\n"
-"SIMD check (--simd): per function of BINARY (or the symbols named), the\n"
-"instructions that are scalar, SSE, AVX, AVX2, AVX-512 (x86) or NEON, SVE\n"
-"(Arm), and the widest vector width used.\n"
+"SIMD check (--simd): per function of BINARY (or the symbols named, by their\n"
+"mangled or demangled names), the instructions that are scalar, SSE, AVX,\n"
+"AVX2, AVX-512 (x86) or NEON, SVE (Arm), the widest vector width used, and\n"
+"the bytes capstone could not decode (SVE under capstone 4), said on stderr.\n"
 "      --simd              check BINARY instead of annotating a recording\n"
 "      --require=ISA       exit 1 when a function has no vector instruction as\n"
 "                          wide as ISA needs: sse, neon, sve (128 bits), avx,\n"
 "                          avx2 (256), avx512 (512)\n"
 "Both:\n"
 "      --human             aligned text for a person instead of TSV\n"
+"      --no-demangle       show C++ and Rust functions by their mangled names\n"
 "  -o, --output=FILE       write FILE (atomically; .gz/.zst/.lz4 compress)\n"
 "  -q, --quiet             no notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
+PROF_MAX_LINE_HELP
 "Exit status: 0 success, 1 a function below --require, unreadable or\n"
 "mismatched input (not ELF, unknown symbol, build-id mismatch), 2 usage error.\n";
 
@@ -123,7 +127,8 @@ int main(int argc, char **argv)
 		return PROF_EXIT_FAIL;
 	if (c.simd)
 		rc = prof_simd_report(argv[optind], (const char *const *)argv + optind + 1,
-				      (size_t)(argc - optind - 1), c.human, c.required_bits, out);
+				      (size_t)(argc - optind - 1), c.human, c.no_demangle,
+				      c.required_bits, out);
 	else
 		rc = prof_annotate_report(argv[optind], c.symbol, c.top, c.human, c.no_demangle, out);
 	if (rc < 0) {

@@ -66,7 +66,132 @@ else
 	fi
 fi
 
+# ---- --simd names C++ functions demangled (raw with --no-demangle) and
+# finds them by either name ----
+cat >"$TMP/kc.cc" <<'EOF2'
+namespace ns {
+struct Vec {
+	void add(int *__restrict a, const int *__restrict b, int n);
+};
+void Vec::add(int *__restrict a, const int *__restrict b, int n) { for (int i = 0; i < n; i++) a[i] += b[i]; }
+}
+int main() { return 0; }
+EOF2
+CXX=${CXX:-g++}
+dm='ns::Vec::add(int*, int const*, int)' mg=_ZN2ns3Vec3addEPiPKii
+if ! have "$CXX" || ! $CXX -O3 -mavx2 -o "$TMP/kc" "$TMP/kc.cc" 2>/dev/null; then
+	skip "--simd C++ names" "$CXX cannot build -O3 -mavx2 C++ code"
+else
+	run "$A" --simd "$TMP/kc"
+	w=$(simd_col "$TMP/stdout" "$dm" widest_bits) n=$(simd_col "$TMP/stdout" "$dm" avx2)
+	if [ "$STATUS" = 0 ] && [ "$w" = 256 ] && [ "${n:-0}" -gt 0 ] && ! grep -q "^$mg" "$TMP/stdout"; then
+		pass "--simd: the C++ method named demangled, AVX2 256 bits"
+	else
+		fail "--simd: the C++ method named demangled" "exit $STATUS, widest $w, avx2 $n: $(grep Vec "$TMP/stdout")"
+	fi
+	run "$A" --simd --no-demangle "$TMP/kc"
+	if [ "$STATUS" = 0 ] && [ "$(simd_col "$TMP/stdout" "$mg" widest_bits)" = 256 ] &&
+	   ! grep -q '^ns::' "$TMP/stdout"; then
+		pass "--simd --no-demangle: the C++ method by its symbol"
+	else
+		fail "--simd --no-demangle: the C++ method by its symbol" "$(grep Vec "$TMP/stdout")"
+	fi
+	run "$A" --simd --require avx2 "$TMP/kc" "$dm"
+	if [ "$STATUS" = 0 ] && [ "$(wc -l <"$TMP/stdout")" = 2 ] && [ "$(simd_col "$TMP/stdout" "$dm" widest_bits)" = 256 ]; then
+		pass "--simd --require avx2 'ns::Vec::add(...)': selected by its demangled name, passes"
+	else
+		fail "--simd --require avx2 by demangled name" "exit $STATUS: $(cat "$TMP/stdout" "$TMP/stderr")"
+	fi
+	run "$A" --simd --no-demangle "$TMP/kc" "$dm"
+	if [ "$STATUS" = 0 ] && [ "$(cut -f1 "$TMP/stdout" | sed 1d)" = "$mg" ]; then
+		pass "--simd --no-demangle: selected by the demangled name, shown raw"
+	else
+		fail "--simd --no-demangle by demangled name" "exit $STATUS: $(cat "$TMP/stdout" "$TMP/stderr")"
+	fi
+	run "$A" --simd "$TMP/kc" "$mg"
+	if [ "$STATUS" = 0 ] && [ "$(cut -f1 "$TMP/stdout" | sed 1d)" = "$dm" ]; then
+		pass "--simd: selected by the mangled name, shown demangled"
+	else
+		fail "--simd by mangled name" "exit $STATUS: $(cat "$TMP/stdout" "$TMP/stderr")"
+	fi
+	check_error "--simd --require avx512 by demangled name: exit 1, named demangled" 1 \
+		"^profannotate: ns::Vec::add\\(int\\*, int const\\*, int\\): no 512-bit vector instruction \\(widest: 256 bits\\)$" \
+		"$A" --simd --require avx512 "$TMP/kc" "$dm"
+	check_error "--simd: a demangled name without its parameters names nothing" 1 \
+		"kc: no function 'ns::Vec::add'" "$A" --simd "$TMP/kc" ns::Vec::add
+fi
+
 # ---- AArch64: the same loop cross-built by clang (lld links it) ----
+# sve_section: capstone 4 cannot decode SVE. A function whose loop clang
+# vectorised to SVE, after a NEON add (a 128-bit generic vector): the
+# undecodable bytes are said once and counted apart, the NEON and scalar
+# instructions around them still counted. What llvm-objdump without
+# +sve cannot decode either ('<unknown>', 4 bytes each) is the expectation.
+sve_section() {
+	case $(pkg-config --modversion capstone 2>/dev/null) in
+	4.*) ;;
+	*) skip "AArch64 SVE" "capstone is not version 4 (5 decodes SVE)"; return ;;
+	esac
+	cat >"$TMP/sve.c" <<'EOF2'
+typedef int v4 __attribute__((vector_size(16)));
+void mixed(v4 *restrict x, const v4 *restrict y, int *restrict a, const int *restrict b, int n)
+{ *x += *y; for (int i = 0; i < n; i++) a[i] += b[i]; }
+EOF2
+	if ! clang --target=aarch64-linux-gnu -O3 -g -march=armv8-a+sve -nostdlib -fuse-ld=lld \
+		-Wl,-e,mixed -o "$TMP/sve" "$TMP/sve.c" 2>/dev/null; then
+		skip "AArch64 SVE" "clang cannot build -march=armv8-a+sve code"
+		return
+	fi
+	llvm-objdump -d "$TMP/sve" | awk '/^ *[0-9a-f]+: /' >"$TMP/sve.dis"
+	unknown=$(grep -c '<unknown>' "$TMP/sve.dis") total=$(wc -l <"$TMP/sve.dis")
+	first=$(awk '/<unknown>/ { sub(/:/, "", $1); print $1; exit }' "$TMP/sve.dis")
+	if [ "${unknown:-0}" = 0 ]; then
+		fail "AArch64 SVE: the loop is SVE" "no SVE instruction in $(head -c 300 "$TMP/sve.dis")"
+		return
+	fi
+	run "$A" --simd "$TMP/sve" mixed
+	row="$(simd_col "$TMP/stdout" mixed instructions) $(simd_col "$TMP/stdout" mixed neon) $(simd_col "$TMP/stdout" mixed widest_bits) $(simd_col "$TMP/stdout" mixed undecoded_bytes)"
+	said=$(grep -c "^profannotate: $TMP/sve: mixed: $((unknown * 4)) bytes could not be decoded, the first at 0x$first (capstone 4\.[0-9]*; SVE needs capstone 5)\$" "$TMP/stderr")
+	if [ "$STATUS" = 0 ] && [ "$row" = "$((total - unknown)) 1 128 $((unknown * 4))" ] && [ "$said" = 1 ] &&
+	   [ "$(wc -l <"$TMP/stderr")" = 1 ]; then
+		pass "AArch64 SVE: $((unknown * 4)) bytes said once, undecoded_bytes; NEON and scalar counted"
+	else
+		fail "AArch64 SVE: undecoded bytes said and counted" "exit $STATUS, row '$row' (want $((total - unknown)) 1 128 $((unknown * 4))): $(cat "$TMP/stderr")"
+	fi
+	check_status "AArch64 SVE: --require neon passes on the NEON add decoded" 0 \
+		"$A" --simd --require neon "$TMP/sve" mixed
+	clang --target=aarch64-linux-gnu -O3 -march=armv8-a+sve -nostdlib -fuse-ld=lld -Wl,-e,add \
+		-o "$TMP/sve-add" "$TMP/k.c" 2>/dev/null
+	check_error "AArch64 SVE: --require sve fails on an SVE loop capstone cannot decode, said" 1 \
+		"add: no 128-bit vector instruction \\(widest: 0 bits; [1-9][0-9]* bytes not decoded\\)" \
+		"$A" --simd --require sve "$TMP/sve-add" add
+	# annotating says it too, and still shows the decoded instructions
+	va=$(awk '/\tadd\tv[0-9]+\.4s/ { sub(/:/, "", $1); print $1; exit }' "$TMP/sve.dis")
+	a64_recording "$TMP/sve" "$va" >"$TMP/sve-rec.tsv"
+	run "$A" "$TMP/sve-rec.tsv"
+	if [ "$STATUS" = 0 ] && grep -q "^profannotate: $TMP/sve: mixed: $((unknown * 4)) bytes could not be decoded" "$TMP/stderr" &&
+	   [ "$(awk -F'\t' '$8 == "(bad)"' "$TMP/stdout" | wc -l)" = "$unknown" ] &&
+	   awk -F'\t' -v va="$va" '$6 == "*" && $3 == va && $4 == 3' "$TMP/stdout" | grep -q .; then
+		pass "AArch64 SVE: annotating says the undecoded bytes, the NEON add still hottest"
+	else
+		fail "AArch64 SVE: annotating" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+}
+
+# a64_recording BINARY VA: a profrec recording (made up: 3 samples) of
+# BINARY mapped at 0x5500000000, all at ELF address VA (hex): file offset
+# = address - p_vaddr + p_offset.
+a64_recording() {
+	_off=$(readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $6 }' | while read -r o v z; do
+		[ $((0x${2:-0})) -ge $((v)) ] && [ $((0x${2:-0})) -lt $((v + z)) ] && printf '%x' $((0x$2 - v + o))
+	done)
+	_bid=$(readelf -n "$1" | awk '/Build ID/ { print $3 }')
+	_ip=$(printf '%x' $((0x5500000000 + 0x${_off:-0})))
+	echo "# source=profrec event=cpu-clock unit=ns"
+	printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n'
+	printf '1\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t0x5500000000 0x0 %s %s\n' "$_ip" "$_bid" "$1"
+	printf '2\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t\n3\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t\n' "$_ip" "$_ip"
+}
 if have clang && have ld.lld && clang --target=aarch64-linux-gnu -O3 -g -nostdlib -fuse-ld=lld \
 	-Wl,-e,add -o "$TMP/a64-O3" "$TMP/k.c" 2>/dev/null &&
 	clang --target=aarch64-linux-gnu -O0 -nostdlib -fuse-ld=lld -Wl,-e,add -o "$TMP/a64-O0" "$TMP/k.c" 2>/dev/null; then
@@ -78,26 +203,17 @@ if have clang && have ld.lld && clang --target=aarch64-linux-gnu -O3 -g -nostdli
 	check_error "AArch64: --require neon on the -O0 loop: exit 1, named" 1 "add: no 128-bit vector instruction" \
 		"$A" --simd --require neon "$TMP/a64-O0" add
 	# annotate: a recording (made up: 3 samples) of the -O3 binary, all on
-	# its first NEON add: file offset = address - p_vaddr + p_offset.
+	# its first NEON add.
 	va=$(llvm-objdump -d "$TMP/a64-O3" 2>/dev/null | awk '/^ *[0-9a-f]+:.*\tadd\tv[0-9]+\.4s/ { sub(/:/, "", $1); print $1; exit }')
-	off=$(readelf -lW "$TMP/a64-O3" | awk '$1 == "LOAD" { print $2, $3, $6 }' | while read -r o v z; do
-		[ $((0x${va:-0})) -ge $((v)) ] && [ $((0x${va:-0})) -lt $((v + z)) ] && printf '%x' $((0x$va - v + o))
-	done)
-	bid=$(readelf -n "$TMP/a64-O3" | awk '/Build ID/ { print $3 }')
-	ip=$(printf '%x' $((0x5500000000 + 0x${off:-0})))
-	{
-		echo "# source=profrec event=cpu-clock unit=ns"
-		printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n'
-		printf '1\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t0x5500000000 0x0 %s %s\n' "$ip" "$bid" "$TMP/a64-O3"
-		printf '2\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t\n3\t1\t1\ta64\t0\tcpu-clock\t1\t0\tadd\t%s\t0\t\n' "$ip" "$ip"
-	} >"$TMP/a64-rec.tsv"
+	a64_recording "$TMP/a64-O3" "$va" >"$TMP/a64-rec.tsv"
 	run "$A" "$TMP/a64-rec.tsv"
 	hot=$(awk -F'\t' '$6 == "*" { print $3 " " $4 " " $8 }' "$TMP/stdout")
 	if [ "$STATUS" = 0 ] && [ -n "$va" ] && echo "$hot" | grep -Eq "^$va 3 add v[0-9]+\.4s"; then
 		pass "AArch64: annotated, the sampled NEON add marked hottest"
 	else
-		fail "AArch64: annotated, the sampled NEON add marked hottest" "exit $STATUS, va $va off $off: $hot; $(head -c 300 "$TMP/stderr")"
+		fail "AArch64: annotated, the sampled NEON add marked hottest" "exit $STATUS, va $va: $hot; $(head -c 300 "$TMP/stderr")"
 	fi
+	sve_section
 else
 	skip "AArch64 kernels" "clang cannot cross-build for aarch64-linux-gnu with ld.lld here"
 fi

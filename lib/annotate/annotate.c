@@ -196,18 +196,11 @@ static const char *source_of(struct ctx *c, struct file *f, uint64_t va, char *b
 	return buf;
 }
 
-/* The name a function is shown by: demangled unless --no-demangle (free it). */
-static char *shown_name(const struct ctx *c, const char *name)
-{
-	char *d = c->no_demangle ? NULL : prof_demangle(name, strlen(name));
-
-	return d ? d : xstrdup(name);
-}
-
-static void write_insns(struct ctx *c, const struct hot *h, size_t hottest)
+/* Write h's instructions, the function shown as name. */
+static void write_insns(struct ctx *c, const struct hot *h, const char *name, size_t hottest)
 {
 	struct file *f = &c->files[h->file];
-	char src[512], last[512] = "", *name = shown_name(c, h->func->name);
+	char src[512], last[512] = "";
 	int any_source = 0;
 
 	if (c->human)
@@ -236,23 +229,28 @@ static void write_insns(struct ctx *c, const struct hot *h, size_t hottest)
 		f->said_no_lines = 1;
 		prof_warn("%s: no debug information: addresses only", f->rec->path);
 	}
-	free(name);
 }
 
 static void annotate_func(struct ctx *c, const struct hot *h)
 {
 	struct file *f = &c->files[h->file];
 	const unsigned char *code = prof_elfcode_bytes(f->elf, h->func->addr, h->func->size);
+	char *name = prof_demangle_shown(h->func->name, c->no_demangle);
+	struct prof_disasm_gap gap;
 	size_t hottest = 0;
 
 	c->ninsns = 0;
-	if (code)
-		prof_disasm_each(c->dis, code, (size_t)h->func->size, h->func->addr, collect_insn, c);
+	if (code) {
+		prof_disasm_each(c->dis, code, (size_t)h->func->size, h->func->addr, collect_insn, c,
+				 &gap);
+		prof_disasm_warn_gap(c->dis, f->rec->path, name, &gap);
+	}
 	assign_hits(c, h);
 	for (size_t i = 1; i < c->ninsns; i++)
 		if (c->insns[i].samples > c->insns[hottest].samples)
 			hottest = i;
-	write_insns(c, h, hottest);
+	write_insns(c, h, name, hottest);
+	free(name);
 }
 
 /* The functions to annotate: symbol's, else the top hottest; -1 after reporting. */
@@ -270,19 +268,14 @@ static int select_hot(struct ctx *c, const char *path, const char *symbol, size_
 		c->nhot = c->nhot < top ? c->nhot : top;
 		return 0;
 	}
-	for (size_t i = 0; i < c->nhot; i++) {
-		const char *raw = c->hot[i].func->name;
-		char *d = strcmp(raw, symbol) == 0 ? NULL : prof_demangle(raw, strlen(raw));
-
-		if (strcmp(raw, symbol) == 0 || (d && strcmp(d, symbol) == 0))
+	for (size_t i = 0; i < c->nhot; i++)
+		if (prof_demangle_matches(c->hot[i].func->name, symbol))
 			c->hot[j++] = c->hot[i];
-		free(d);
-	}
 	c->nhot = j;
 	if (j)
 		return 0;
 	for (size_t i = 0; i < c->rec.nfiles; i++) {
-		if (c->files[i].elf && prof_elfcode_find(c->files[i].elf, symbol)) {
+		if (c->files[i].elf && prof_elfcode_find_named(c->files[i].elf, symbol, NULL)) {
 			prof_warn("%s: function '%s' has no samples", path, symbol);
 			return -1;
 		}

@@ -9,7 +9,9 @@
  *
  * A file whose build-id differs from the recorded one is refused (it
  * changed since the recording); a file without debug information gives
- * addresses only, said once per file.
+ * addresses only, said once per file. What capstone cannot decode (SVE
+ * under capstone 4) reads "(bad)", an instruction's worth at a time,
+ * and is said once per function (prof_disasm_warn_gap()).
  *
  * TSV (schema "profannotate", prof-formats.5): function, file, address
  * (ELF address, hex), samples, percent, hot ("*" on the hottest

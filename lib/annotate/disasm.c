@@ -4,8 +4,10 @@
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "annotate/disasm.h"
+#include "base/error.h"
 #include "base/xalloc.h"
 
 #ifdef PROF_HAVE_CAPSTONE
@@ -54,31 +56,48 @@ void prof_disasm_close(struct prof_disasm *d)
 
 size_t prof_disasm_each(struct prof_disasm *d, const unsigned char *code, size_t size,
 			uint64_t addr, void (*fn)(void *ctx, const struct cs_insn *insn,
-						  uint64_t addr), void *ctx)
+						  uint64_t addr), void *ctx,
+			struct prof_disasm_gap *gap)
 {
 	cs_insn *insn = cs_malloc(d->handle);
 	const uint8_t *p = code;
-	size_t left = size, n = 0;
+	size_t left = size, n = 0, step;
 	uint64_t a = addr;
 
+	memset(gap, 0, sizeof(*gap));
 	while (left) {
 		if (cs_disasm_iter(d->handle, &p, &left, &a, insn)) {
 			fn(ctx, insn, insn->address);
 			n++;
 			continue;
 		}
-		fn(ctx, NULL, a);	/* undecodable: step over one byte (x86) or word */
-		{
-			size_t step = d->x86 ? 1 : 4;
-
-			step = step < left ? step : left;
-			p += step;
-			left -= step;
-			a += step;
-		}
+		/* undecodable: step over one instruction's worth, decode the rest */
+		step = d->x86 ? 1 : 4;
+		step = step < left ? step : left;
+		fn(ctx, NULL, a);
+		if (!gap->bytes)
+			gap->first = a;
+		gap->bytes += step;
+		p += step;
+		left -= step;
+		a += step;
 	}
 	cs_free(insn, 1);
 	return n;
+}
+
+void prof_disasm_warn_gap(const struct prof_disasm *d, const char *file, const char *func,
+			  const struct prof_disasm_gap *gap)
+{
+	int major, minor;
+
+	if (!gap->bytes)
+		return;
+	cs_version(&major, &minor);
+	prof_warn("%s: %s: %llu byte%s could not be decoded, the first at 0x%llx (capstone %d.%d%s)",
+		  file, func, (unsigned long long)gap->bytes, gap->bytes == 1 ? "" : "s",
+		  (unsigned long long)gap->first, major, minor,
+		  !d->x86 && major < 5 ? "; SVE needs capstone 5" : "");
 }
 #else
 struct prof_disasm {
@@ -99,10 +118,18 @@ void prof_disasm_close(struct prof_disasm *d)
 
 size_t prof_disasm_each(struct prof_disasm *d, const unsigned char *code, size_t size,
 			uint64_t addr, void (*fn)(void *ctx, const struct cs_insn *insn,
-						  uint64_t addr), void *ctx)
+						  uint64_t addr), void *ctx,
+			struct prof_disasm_gap *gap)
 {
 	(void)d, (void)code, (void)size, (void)addr, (void)fn, (void)ctx;
+	memset(gap, 0, sizeof(*gap));
 	return 0;
+}
+
+void prof_disasm_warn_gap(const struct prof_disasm *d, const char *file, const char *func,
+			  const struct prof_disasm_gap *gap)
+{
+	(void)d, (void)file, (void)func, (void)gap;
 }
 #endif
 

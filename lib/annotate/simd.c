@@ -118,10 +118,8 @@ static void count_insn(void *ctx, const cs_insn *insn, uint64_t addr)
 	unsigned bits;
 
 	(void)addr;
-	if (!insn) {
-		c->out->undecoded++;
+	if (!insn)	/* counted by prof_disasm_each() */
 		return;
-	}
 	isa = c->x86 ? x86_class(insn, &bits) : arm64_class(insn, &bits);
 	c->out->instructions++;
 	c->out->isa[isa]++;
@@ -135,7 +133,7 @@ void prof_simd_count(struct prof_disasm *d, const unsigned char *code, size_t si
 	struct count_ctx c = { out, prof_disasm_is_x86(d) };
 
 	memset(out, 0, sizeof(*out));
-	prof_disasm_each(d, code, size, addr, count_insn, &c);
+	prof_disasm_each(d, code, size, addr, count_insn, &c, &out->undecoded);
 }
 #else
 void prof_simd_count(struct prof_disasm *d, const unsigned char *code, size_t size,

@@ -6,6 +6,7 @@
 #include <libiberty/demangle.h>
 
 #include "base/demangle.h"
+#include "base/error.h"
 
 char *prof_demangle(const char *name, size_t len)
 {
@@ -24,4 +25,28 @@ char *prof_demangle(const char *name, size_t len)
 	if (copy != stack)
 		free(copy);
 	return out;
+}
+
+char *prof_demangle_shown(const char *raw, int keep_raw)
+{
+	char *d = keep_raw ? NULL : prof_demangle(raw, strlen(raw));
+
+	/* not xstrdup(): base/xalloc.h's x* names clash with libiberty's */
+	if (!d && !(d = strdup(raw)))
+		prof_die("out of memory");
+	return d;
+}
+
+int prof_demangle_matches(const char *raw, const char *want)
+{
+	char *d;
+	int same;
+
+	if (strcmp(raw, want) == 0)
+		return 1;
+	if (!(d = prof_demangle(raw, strlen(raw))))
+		return 0;
+	same = strcmp(d, want) == 0;
+	free(d);
+	return same;
 }

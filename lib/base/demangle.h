@@ -52,4 +52,18 @@ static inline int prof_demangle_candidate(const char *name, size_t len)
  */
 char *prof_demangle(const char *name, size_t len);
 
+/*
+ * The name a tool shows for the symbol raw (NUL-terminated): demangled,
+ * or raw itself when keep_raw is set (--no-demangle) or raw is not a
+ * mangled name. malloc'ed (dies on OOM): the caller frees it.
+ */
+char *prof_demangle_shown(const char *raw, int keep_raw);
+
+/*
+ * Nonzero if want names the symbol raw: want is raw itself or its
+ * demangled form, so that a function can be asked for by either name
+ * whichever one the tool shows.
+ */
+int prof_demangle_matches(const char *raw, const char *want);
+
 #endif

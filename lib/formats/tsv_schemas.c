@@ -183,6 +183,7 @@ static const struct prof_tsv_column profannotate_simd[] = {
 	{ "neon", PROF_TSV_INT },
 	{ "sve", PROF_TSV_INT },
 	{ "widest_bits", PROF_TSV_INT },
+	{ "undecoded_bytes", PROF_TSV_INT },
 };
 
 static const struct prof_tsv_schema schemas[] = {

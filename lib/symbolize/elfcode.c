@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/demangle.h"
 #include "base/xalloc.h"
 #include "symbolize/elfcode.h"
 
@@ -211,6 +212,16 @@ const struct prof_elfcode_func *prof_elfcode_find(const struct prof_elfcode *c, 
 {
 	for (size_t i = 0; i < c->nfuncs; i++)
 		if (strcmp(c->funcs[i].name, name) == 0)
+			return &c->funcs[i];
+	return NULL;
+}
+
+const struct prof_elfcode_func *prof_elfcode_find_named(const struct prof_elfcode *c,
+							const char *name,
+							const struct prof_elfcode_func *prev)
+{
+	for (size_t i = prev ? (size_t)(prev - c->funcs) + 1 : 0; i < c->nfuncs; i++)
+		if (prof_demangle_matches(c->funcs[i].name, name))
 			return &c->funcs[i];
 	return NULL;
 }

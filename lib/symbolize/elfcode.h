@@ -43,6 +43,16 @@ const struct prof_elfcode_func *prof_elfcode_funcs(const struct prof_elfcode *c,
 /* The function named name (exact match), or NULL. */
 const struct prof_elfcode_func *prof_elfcode_find(const struct prof_elfcode *c, const char *name);
 
+/*
+ * The first function after prev (NULL: the first of all, by address)
+ * that name names by its symbol or its demangled name
+ * (prof_demangle_matches()), or NULL: a demangled name may name several
+ * (a constructor's complete and base objects).
+ */
+const struct prof_elfcode_func *prof_elfcode_find_named(const struct prof_elfcode *c,
+							const char *name,
+							const struct prof_elfcode_func *prev);
+
 /* The function whose [addr, addr + size) holds vaddr, or NULL. */
 const struct prof_elfcode_func *prof_elfcode_at(const struct prof_elfcode *c, uint64_t vaddr);
 

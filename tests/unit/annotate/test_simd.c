@@ -62,9 +62,20 @@ int main(void)
 		CHECK(k.instructions == 2 && k.isa[PROF_SIMD_NEON] == 1 &&
 		      k.isa[PROF_SIMD_SCALAR] == 1 && k.widest_bits == 128);
 	}
-	TEST("undecodable bytes are counted apart") {
-		k = COUNT(EM_X86_64, 0x0f, 0x0b, 0x06);	/* ud2, then an opcode invalid in 64-bit mode */
-		CHECK(k.instructions == 1 && k.undecoded == 1);
+	TEST("undecodable bytes are counted apart, the rest decoded") {
+		/* ud2, an opcode invalid in 64-bit mode, add eax, ebx */
+		k = COUNT(EM_X86_64, 0x0f, 0x0b, 0x06, 0x01, 0xd8);
+		CHECK(k.instructions == 2 && k.undecoded.bytes == 1 && k.undecoded.first == 0x1002);
+	}
+	TEST("AArch64: SVE between NEON and scalar (capstone 4: 8 bytes undecoded)") {
+		k = COUNT(EM_AARCH64, 0x20, 0x84, 0xa2, 0x4e,	/* add v0.4s, v1.4s, v2.4s */
+			  0x20, 0x40, 0x4b, 0xa5,		/* ld1w { z0.s }, p0/z, [x1, x11, lsl #2] */
+			  0x20, 0x00, 0xa0, 0x04,		/* add z0.s, z1.s, z0.s */
+			  0x20, 0x28, 0x22, 0x1e);		/* fadd s0, s1, s2 */
+		/* capstone 5 decodes SVE: then nothing is left undecoded */
+		CHECK(k.isa[PROF_SIMD_NEON] == 1 && k.isa[PROF_SIMD_SCALAR] >= 1 &&
+		      ((k.instructions == 2 && k.undecoded.bytes == 8 && k.undecoded.first == 0x1004) ||
+		       (k.instructions == 4 && k.undecoded.bytes == 0)));
 	}
 	TEST("--require widths; unknown names refused") {
 		CHECK(prof_simd_required_bits("avx2") == 256 && prof_simd_required_bits("avx512") == 512);

@@ -59,6 +59,24 @@ int main(void)
 		/* only len bytes are read: a name cut inside a longer string */
 		CHECK(prof_demangle("_ZN4main5total17hc7a514dd0455038cE+0x1c", 4) == NULL);
 	}
+	TEST("the name shown and the names that match") {
+		char *s = prof_demangle_shown("_ZN4demo6Engine4spinEm", 0);
+
+		CHECK(s && strcmp(s, "demo::Engine::spin(unsigned long)") == 0);
+		free(s);
+		s = prof_demangle_shown("_ZN4demo6Engine4spinEm", 1);
+		CHECK(s && strcmp(s, "_ZN4demo6Engine4spinEm") == 0);
+		free(s);
+		s = prof_demangle_shown("main", 0);
+		CHECK(s && strcmp(s, "main") == 0);
+		free(s);
+		CHECK(prof_demangle_matches("_ZN4demo6Engine4spinEm", "_ZN4demo6Engine4spinEm"));
+		CHECK(prof_demangle_matches("_ZN4demo6Engine4spinEm", "demo::Engine::spin(unsigned long)"));
+		CHECK(!prof_demangle_matches("_ZN4demo6Engine4spinEm", "demo::Engine::spin"));
+		CHECK(prof_demangle_matches("_ZN4main5total17hc7a514dd0455038cE", "main::total"));
+		CHECK(prof_demangle_matches("main", "main"));
+		CHECK(!prof_demangle_matches("main", "mai"));
+	}
 	TEST("a length, not a C string; long names") {
 		const char *line = "_ZN4main5total17hc7a514dd0455038cE+0x1c (/tmp/x)";
 		char *d = prof_demangle(line, strlen("_ZN4main5total17hc7a514dd0455038cE")), *big;

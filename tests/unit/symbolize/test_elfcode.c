@@ -54,6 +54,10 @@ int main(void)
 		CHECK(prof_elfcode_vaddr_to_off(c, f->addr, &off) == 0 &&
 		      prof_elfcode_off_to_vaddr(c, off, &va) == 0 && va == f->addr);
 		CHECK(prof_elfcode_has_symtab(c) && prof_elfcode_find(c, "no_such_function") == NULL);
+		/* by name, one function: found, then no other */
+		CHECK(prof_elfcode_find_named(c, "unit_elfcode_probe", NULL) == f &&
+		      prof_elfcode_find_named(c, "unit_elfcode_probe", f) == NULL);
+		CHECK(prof_elfcode_find_named(c, "no_such_function", NULL) == NULL);
 	}
 	prof_elfcode_close(c);
 	TEST("not ELF, truncated ELF, missing file: NULL and why") {
