@@ -11,7 +11,6 @@
 #include "base/error.h"
 #include "base/options.h"
 #include "base/units.h"
-#include "io/input.h"
 #include "io/output.h"
 
 #define SYNOPSIS "profannotate [-hq] [-s symbol] [-n count] [--human] [--no-demangle] [-o file] samples\n" \
@@ -43,7 +42,6 @@ static const char help_text[] =
 "  -q, --quiet             no notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
-PROF_MAX_LINE_HELP
 "Exit status: 0 success, 1 a function below --require, unreadable or\n"
 "mismatched input (not ELF, unknown symbol, build-id mismatch), 2 usage error.\n";
 
