@@ -88,6 +88,41 @@ check_error "a file is not a directory" 1 'run.meta: not a directory' "$R" "$D/r
 check_error "no directory is a usage error" 2 'no directory' "$R"
 check_error "two directories are a usage error" 2 'one directory only' "$R" "$D" "$D"
 
+# Inputs read through the shared line cap (PROFTOOLS_MAX_LINE) and the
+# SVG size cap: a long line is named, skipped, the rest shown, exit 1.
+L=$TMP/longrun
+mkdir -p "$L"
+long=$(head -c 5000 /dev/zero | tr '\0' x)
+printf '# command=app status=0\n# %s\n' "$long" >"$L/run.meta"
+printf 'first line\n%s\nlast line\n' "$long" >"$L/memory.log"
+printf 'function\tself\nparse\t10\n%s\t5\nrender\t7\n' "$long" >"$L/cpu.top.tsv"
+PROFTOOLS_MAX_LINE=4096 run "$R" "$L"
+want="profreport: $L/cpu.top.tsv:3: line longer than 4096 bytes (PROFTOOLS_MAX_LINE raises the cap)
+profreport: $L/memory.log:2: line longer than 4096 bytes (PROFTOOLS_MAX_LINE raises the cap)
+profreport: $L/run.meta:2: line longer than 4096 bytes (PROFTOOLS_MAX_LINE raises the cap)"
+if [ "$STATUS" = 1 ] && [ "$(sort "$TMP/stderr")" = "$want" ]; then
+	pass "lines over PROFTOOLS_MAX_LINE in run.meta, a log and a table: each named, exit 1"
+else
+	fail "long lines named" "exit $STATUS: $(head -c 600 "$TMP/stderr")"
+fi
+if grep -q '<pre>first line$' "$L/index.html" && grep -q '^last line$' "$L/index.html" &&
+	grep -q '<td>parse</td>' "$L/index.html" && grep -q '<td>render</td>' "$L/index.html" &&
+	grep -q '<title>proftools report: app</title>' "$L/index.html" && ! grep -q xxxxxxxx "$L/index.html"; then
+	pass "the lines around the long ones are shown, the long ones are not"
+else
+	fail "good lines kept" "$(grep -c . "$L/index.html") lines in the page"
+fi
+rm -f "$L/run.meta" "$L/memory.log" "$L/cpu.top.tsv"
+cp "$D/cpu.svg" "$L/cpu.svg"
+truncate -s 65M "$L/cpu-huge.svg"	# sparse: no disk used
+run "$R" "$L"
+if [ "$STATUS" = 1 ] && [ "$(cat "$TMP/stderr")" = "profreport: $L/cpu-huge.svg: larger than 67108864 bytes" ] &&
+	[ "$(grep -c 'src="data:image/svg+xml;base64,' "$L/index.html")" = 1 ]; then
+	pass "an SVG over 64 MiB is named and left out, exit 1; the other is embedded"
+else
+	fail "SVG size cap" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+
 # ---- in a real browser (optional) ----
 CHROMIUM=
 for c in chromium chromium-browser google-chrome; do

@@ -17,22 +17,39 @@
 
 /* ---- reading ---- */
 
-/* Split a line at tabs, or at runs of blanks when it has no tab. */
-static size_t split_fields(char *line, size_t len, char **fields, size_t max)
+/* Room for n field pointers in *fields (capacity *cap). */
+static void fields_room(char ***fields, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		*cap = n > 2 * *cap ? n : 2 * *cap;
+		*cap = *cap < 16 ? 16 : *cap;
+		*fields = xreallocarray(*fields, *cap, sizeof(**fields));
+	}
+}
+
+/*
+ * Split a line at tabs, or at runs of blanks when it has no tab, into
+ * *fields (grown as needed: a line has as many fields as it likes).
+ */
+static size_t split_fields(char *line, size_t len, char ***fields, size_t *cap)
 {
 	size_t n = 0;
 	char *p = line, *end = line + len;
 
-	if (memchr(line, '\t', len))
-		return prof_tsv_split(line, len, fields, max);
+	if (memchr(line, '\t', len)) {
+		/* counted first: prof_tsv_split() turns the tabs it passes into NULs */
+		for (const char *q = line; (q = memchr(q, '\t', (size_t)(end - q))); q++)
+			n++;
+		fields_room(fields, cap, n + 1);
+		return prof_tsv_split(line, len, *fields, *cap);
+	}
 	while (p < end) {
 		while (p < end && isblank((unsigned char)*p))
 			p++;
 		if (p == end)
 			break;
-		if (n < max)
-			fields[n] = p;
-		n++;
+		fields_room(fields, cap, n + 1);
+		(*fields)[n++] = p;
 		while (p < end && !isblank((unsigned char)*p))
 			p++;
 		if (p < end)
@@ -46,23 +63,6 @@ static int cell_is_number(const char *s)
 	double v;
 
 	return *s && prof_parse_double(s, &v) == 0;
-}
-
-/* The next line of text[*pos..len), NUL-terminated in place, or NULL. */
-static char *next_line(char *text, size_t len, size_t *pos, size_t *line_len)
-{
-	char *line, *nl;
-
-	if (*pos >= len)
-		return NULL;
-	line = text + *pos;
-	nl = memchr(line, '\n', len - *pos);
-	*line_len = nl ? (size_t)(nl - line) : len - *pos;
-	*pos += *line_len + 1;
-	line[*line_len] = '\0';
-	if (*line_len && line[*line_len - 1] == '\r')
-		line[--*line_len] = '\0';
-	return line;
 }
 
 /* Take the first line's fields as the header, or name the columns 1..n. */
@@ -84,47 +84,53 @@ static void set_header(struct prof_table *t, char **fields, size_t n, int *heade
 	}
 }
 
-static void add_row(struct prof_table *t, char **fields, unsigned long lineno, size_t *cap)
+/*
+ * Keep a row: its line (split in place) is copied to the end of text,
+ * its cells noted as offsets there (text moves as it grows; the offsets
+ * become pointers once it is complete).
+ */
+static void add_row(struct prof_table *t, struct prof_buf *text, size_t **offs,
+		    const char *line, size_t line_len, char **fields, unsigned long lineno,
+		    size_t *cap)
 {
+	size_t at = text->len;
+
 	if (t->nrows == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
-		t->cells = xreallocarray(t->cells, *cap * t->ncols, sizeof(*t->cells));
+		*offs = xreallocarray(*offs, *cap * t->ncols, sizeof(**offs));
 		t->lines = xreallocarray(t->lines, *cap, sizeof(*t->lines));
 	}
-	memcpy(t->cells + t->nrows * t->ncols, fields, t->ncols * sizeof(*fields));
+	prof_buf_add(text, line, line_len + 1);
+	for (size_t c = 0; c < t->ncols; c++)
+		(*offs)[t->nrows * t->ncols + c] = at + (size_t)(fields[c] - line);
 	t->lines[t->nrows++] = lineno;
 }
 
 int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
 {
-	size_t len, pos = 0, line_len, cap = 0, nf, max = 0;
-	unsigned long lineno = 0;
+	struct prof_lines *lr;
+	struct prof_buf text = PROF_BUF_INIT;
+	size_t line_len, cap = 0, nf, nfields = 0, *offs = NULL;
 	char *line, **fields = NULL;
+	int rval = 0;
 
 	memset(t, 0, sizeof(*t));
 	*bad = 0;
 	t->name = xstrdup(!path || !strcmp(path, "-") ? "<stdin>" : path);
-	t->text = prof_read_file(path, &len);
-	if (!t->text)
+	/* the shared line reader: a line over the cap is reported, skipped, counted */
+	lr = prof_lines_open(path);
+	if (!lr)
 		return -1;
-	while ((line = next_line(t->text, len, &pos, &line_len))) {
-		lineno++;
+	while ((line = prof_lines_next(lr, &line_len))) {
+		unsigned long lineno = prof_lines_lineno(lr);
+
 		if (!t->cols && prof_meta_is_line(line, line_len)) {
 			prof_meta_parse_line(&t->meta, line, line_len);
 			continue;
 		}
 		if (!line_len && !t->cols)
 			continue;
-		if (max == 0) {
-			max = 1 + line_len / 2 + 1;	/* enough for any line: fields need a separator */
-			fields = xcalloc(max, sizeof(*fields));
-		}
-		nf = split_fields(line, line_len, fields, max);
-		if (nf > max) {
-			max = nf;
-			fields = xreallocarray(fields, max, sizeof(*fields));
-			nf = split_fields(line, line_len, fields, max);
-		}
+		nf = split_fields(line, line_len, &fields, &nfields);
 		if (!t->cols) {
 			int header_is_row;
 
@@ -138,14 +144,23 @@ int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
 			++*bad;
 			continue;
 		}
-		add_row(t, fields, lineno, &cap);
+		add_row(t, &text, &offs, line, line_len, fields, lineno, &cap);
 	}
+	*bad += prof_lines_too_long(lr);
+	if (prof_lines_failed(lr))
+		rval = -1;
+	prof_lines_close(lr);
 	free(fields);
-	if (!t->cols) {
+	t->text = prof_buf_detach(&text, NULL);
+	t->cells = xreallocarray(NULL, t->nrows * t->ncols + 1, sizeof(*t->cells));
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		t->cells[i] = t->text + offs[i];
+	free(offs);
+	if (!t->cols && rval == 0) {
 		prof_input_warn(t->name, 0, "empty: no header, no row");
 		return -1;
 	}
-	return 0;
+	return rval;
 }
 
 int prof_table_looks_like(const char *path)

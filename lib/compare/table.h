@@ -38,10 +38,14 @@ struct prof_table {
  * its columns are named "1", "2", ... (a plain "name<TAB>value" list).
  * Lines without a tab are split at runs of blanks, so "name value"
  * lists work too. A row with the wrong number of fields is reported
- * ("prog: file:line: N fields, expected M") and skipped. Returns 0 (a
- * header without rows is a table of no rows), or -1 after reporting when
- * the file cannot be read or is empty; *bad gets the number of skipped
- * rows. Release with prof_table_release().
+ * ("prog: file:line: N fields, expected M") and skipped. Lines are read
+ * through io/input.h's line reader: one longer than prof_max_line()
+ * (PROFTOOLS_MAX_LINE) is reported there, skipped and counted as a bad
+ * row, so memory holds only the rows kept. Returns 0 (a header without
+ * rows is a table of no rows), or -1 after reporting when the file
+ * cannot be opened or read (the rows before a read error are kept) or
+ * is empty; *bad gets the number of skipped rows. Release with
+ * prof_table_release() in every case.
  */
 int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad);
 

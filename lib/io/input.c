@@ -292,6 +292,11 @@ void prof_input_close(struct prof_input *in)
 
 char *prof_read_file(const char *path, size_t *len)
 {
+	return prof_read_file_max(path, SIZE_MAX / 2, len);
+}
+
+char *prof_read_file_max(const char *path, size_t max, size_t *len)
+{
 	struct prof_input *in = prof_input_open(path);
 	size_t cap = 1 << 16, n = 0;
 	char *buf;
@@ -302,7 +307,10 @@ char *prof_read_file(const char *path, size_t *len)
 	buf = xmalloc(cap + 1);
 	for (;;) {
 		if (n == cap) {
-			cap *= 2;
+			if (n > max)
+				break;
+			/* one byte past max tells a file of exactly max from a larger one */
+			cap = cap > max / 2 ? max + 1 : cap * 2;
 			buf = xrealloc(buf, cap + 1);
 		}
 		r = prof_input_read(in, buf + n, cap - n);
@@ -310,7 +318,9 @@ char *prof_read_file(const char *path, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	if (r < 0) {
+	if (n > max)
+		prof_warn("%s: larger than %zu bytes", prof_input_name(in), max);
+	if (r < 0 || n > max) {
 		prof_input_close(in);
 		free(buf);
 		return NULL;

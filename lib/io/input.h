@@ -86,9 +86,19 @@ void prof_input_close(struct prof_input *in);
 /*
  * Read a whole input into memory (decompressed). Returns a NUL-terminated
  * malloc'ed buffer and its length in *len, or NULL after reporting an
- * error (a partial read still returns NULL). The caller frees.
+ * error (a partial read still returns NULL). The caller frees. Only for
+ * inputs the user sized on purpose (profcompress's benchmark file): a
+ * file read for its lines goes through prof_lines, one embedded whole
+ * through prof_read_file_max().
  */
 char *prof_read_file(const char *path, size_t *len);
+
+/*
+ * prof_read_file() holding at most max bytes: a larger input (after
+ * decompression) is reported as "prog: path: larger than MAX bytes" and
+ * NULL returned, having held no more than max + 64 KiB at any time.
+ */
+char *prof_read_file_max(const char *path, size_t max, size_t *len);
 
 /*
  * Copy standard input to a new temporary file (mkstemp under $TMPDIR or

@@ -6,6 +6,7 @@
 #include "base/units.h"
 #include "compare/table.h"
 #include "core/meta.h"
+#include "io/input.h"
 #include "io/output.h"
 #include "report/html.h"
 
@@ -103,11 +104,21 @@ void prof_html_para(struct prof_output *o, const char *cls, const char *s)
 	prof_output_puts(o, "</p>\n");
 }
 
-void prof_html_pre(struct prof_output *o, const char *s, size_t len)
+int prof_html_pre(struct prof_output *o, struct prof_lines *lr)
 {
+	size_t len;
+	char *line = prof_lines_next(lr, &len);
+
+	if (!line)
+		return 0;
 	prof_output_puts(o, "<pre>");
-	prof_html_text(o, s, len);
+	do {
+		prof_html_text(o, line, len);
+		if (!prof_lines_unterminated(lr))
+			prof_output_puts(o, "\n");
+	} while ((line = prof_lines_next(lr, &len)));
 	prof_output_puts(o, "</pre>\n");
+	return 1;
 }
 
 void prof_html_meta(struct prof_output *o, const struct prof_meta *m, const char *const *keys)

@@ -13,6 +13,7 @@
  */
 #include <stddef.h>
 
+struct prof_lines;
 struct prof_output;
 struct prof_meta;
 struct prof_table;
@@ -33,8 +34,12 @@ void prof_html_section_end(struct prof_output *o);
 /* A paragraph of escaped text, with a class (may be NULL). */
 void prof_html_para(struct prof_output *o, const char *cls, const char *text);
 
-/* Preformatted escaped text (a leak summary, a log). */
-void prof_html_pre(struct prof_output *o, const char *text, size_t len);
+/*
+ * The lines of lr as preformatted escaped text (a leak summary, a log),
+ * streamed: one line held at a time (io/input.h caps it). Writes nothing
+ * and returns 0 when lr has no line; returns 1 otherwise.
+ */
+int prof_html_pre(struct prof_output *o, struct prof_lines *lr);
 
 /*
  * The pairs of meta as a two-column table (key, decoded value); keys in

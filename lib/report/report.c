@@ -96,7 +96,8 @@ static int show_svg(struct prof_output *o, const char *dir, const char *name)
 	char *p = path_of(dir, name), *svg;
 	size_t len;
 
-	svg = prof_read_file(p, &len);
+	/* embedded whole, so held whole: capped (report.h) */
+	svg = prof_read_file_max(p, PROF_REPORT_MAX_SVG, &len);
 	free(p);
 	if (!svg)
 		return -1;
@@ -160,6 +161,9 @@ static int show_tsv(struct prof_output *o, const char *dir, const char *name)
 		prof_table_release(&t);
 		return -1;
 	}
+	/* rows left out (reported by the reader) fail the run; the rest is shown */
+	if (bad)
+		rc = -1;
 	if (prof_table_column(&t, "time_ns") >= 0) {
 		show_timeline(o, &t, name);
 	} else {
@@ -168,26 +172,25 @@ static int show_tsv(struct prof_output *o, const char *dir, const char *name)
 		prof_html_section_end(o);
 	}
 	prof_table_release(&t);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static int show_text(struct prof_output *o, const char *dir, const char *name)
 {
-	char *p = path_of(dir, name), *s;
-	size_t len;
+	char *p = path_of(dir, name);
+	struct prof_lines *lr = prof_lines_open(p);
+	int rc;
 
-	s = prof_read_file(p, &len);
 	free(p);
-	if (!s)
+	if (!lr)
 		return -1;
 	prof_html_section(o, name, 3, name);
-	if (len)
-		prof_html_pre(o, s, len);
-	else
+	if (!prof_html_pre(o, lr))
 		prof_html_para(o, "note", "(empty)");
 	prof_html_section_end(o);
-	free(s);
-	return 0;
+	rc = prof_lines_failed(lr) || prof_lines_too_long(lr) ? -1 : 0;
+	prof_lines_close(lr);
+	return rc;
 }
 
 /* Files kept beside the page: named, not shown. */
@@ -282,26 +285,26 @@ static void header(struct prof_output *o, const char *dir, const struct prof_met
 	free(title);
 }
 
-static void read_run_meta(const char *dir, struct files *f, struct prof_meta *meta)
+static void read_run_meta(const char *dir, struct files *f, struct prof_meta *meta,
+			  unsigned long *bad)
 {
 	for (size_t i = 0; i < f->n; i++) {
-		char *p, *s, *line, *next;
+		struct prof_lines *lr;
+		char *p, *line;
 		size_t len;
 
 		if (strcmp(f->names[i], "run.meta"))
 			continue;
 		f->used[i] = 1;
 		p = path_of(dir, f->names[i]);
-		s = prof_read_file(p, &len);
+		lr = prof_lines_open(p);
 		free(p);
-		for (line = s; line && *line; line = next) {
-			next = strchr(line, '\n');
-			if (next)
-				*next++ = '\0';
-			if (prof_meta_is_line(line, strlen(line)))
-				prof_meta_parse_line(meta, line, strlen(line));
-		}
-		free(s);
+		while (lr && (line = prof_lines_next(lr, &len)))
+			if (prof_meta_is_line(line, len))
+				prof_meta_parse_line(meta, line, len);
+		if (!lr || prof_lines_failed(lr) || prof_lines_too_long(lr))
+			++*bad;
+		prof_lines_close(lr);
 	}
 }
 
@@ -314,7 +317,7 @@ int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad
 	*bad = 0;
 	if (list_dir(dir, &f) < 0)
 		return -1;
-	read_run_meta(dir, &f, &meta);
+	read_run_meta(dir, &f, &meta, bad);
 	header(o, dir, &meta, &f);
 	for (size_t s = 0; s < sizeof(sections) / sizeof(*sections); s++)
 		shown += show_section(o, dir, &f, &sections[s], bad);

@@ -10,7 +10,9 @@
  *   anything else                            under "other files"
  *
  * and, per file kind:
- *   NAME.svg        a flame graph, embedded whole (zoom and search work)
+ *   NAME.svg        a flame graph, embedded whole (zoom and search work);
+ *                   one larger than PROF_REPORT_MAX_SVG is reported and
+ *                   left out (the page would hold it twice, in base64)
  *   NAME.top.tsv    a hotspot table (proffold --top), first 25 rows
  *   NAME.tsv        with a time_ns column: a chart per varying numeric
  *                   column (one line per GPU in profgpu's); otherwise a
@@ -19,9 +21,18 @@
  * run.meta ("# key=value" lines: command, status, host, kernel, cpu,
  * date, event, freq, version...) heads the page. Folded stacks and raw
  * recordings stay beside the page as files; it names them.
+ *
+ * Memory stays bounded whatever the directory holds: tables, logs and
+ * run.meta are read through io/input.h's line reader (a line longer than
+ * PROFTOOLS_MAX_LINE is reported, skipped, and counted as a bad file),
+ * logs streamed line by line, and an SVG is held whole only up to
+ * PROF_REPORT_MAX_SVG.
  */
 
 struct prof_output;
+
+/* The largest SVG embedded (64 MiB: a flame graph of a million frames is ~30 MiB). */
+#define PROF_REPORT_MAX_SVG ((size_t)64 << 20)
 
 /*
  * Write the report of directory dir to o. Returns 0, or -1 after

@@ -9,6 +9,7 @@
 #include "compare/functions.h"
 #include "compare/table.h"
 #include "core/stack.h"
+#include "io/input.h"
 
 static char path_buf[2][64];
 
@@ -82,6 +83,27 @@ int main(void)
 		CHECK(bad == 0 && base.nrows == 2);
 		CHECK_STR(base.cols[0], "1");
 		CHECK_STR(base.cells[3], "300");
+		prof_table_release(&base);
+	}
+	TEST("tables: a line over the cap skipped and counted, the rows around it kept") {
+		char text[256];
+
+		snprintf(text, sizeof(text), "name\tv\na\t1\n%0100d\t2\nc\t3\n", 0);
+		prof_set_max_line(64);
+		CHECK(prof_table_read(put(0, text), &base, &bad) == 0);
+		prof_set_max_line(0);
+		CHECK(bad == 1 && base.nrows == 2);
+		CHECK_STR(base.cells[0], "a");
+		CHECK_STR(base.cells[1 * 2 + 1], "3");
+		CHECK(base.lines[1] == 4);
+		prof_table_release(&base);
+	}
+	TEST("tables: empty fields (more fields than half the line) and a row longer than the first") {
+		CHECK(prof_table_read(put(0, "a\tb\tc\td\n\t\t\t\nw\tx\ty\tzzzzzzzzzzzzzzzzzzzzzz\n"), &base,
+				      &bad) == 0);
+		CHECK(bad == 0 && base.nrows == 2 && base.ncols == 4);
+		CHECK_STR(base.cells[3], "");
+		CHECK_STR(base.cells[7], "zzzzzzzzzzzzzzzzzzzzzz");
 		prof_table_release(&base);
 	}
 	TEST("tables: runs summarized, spread decides noise, direction decides worse") {

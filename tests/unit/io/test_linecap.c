@@ -1,7 +1,8 @@
 /*
  * Unit tests: the line cap (io/input.h) in both line readers, prof_lines
  * and io/chunk.h's blocks: a line over the cap is dropped (its number
- * still counted), the lines after it come through, and no block holds it.
+ * still counted), the lines after it come through, and no block holds it;
+ * and prof_read_file_max(), the cap of inputs held whole.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,33 @@ int main(void)
 		unlink(path);
 		free(path);
 		prof_buf_release(&out);
+	}
+	TEST("prof_read_file_max: a file of max bytes is read, max + 1 refused") {
+		char *path = temp_with("0123456789", 10), *got;
+		size_t len = 0;
+
+		got = prof_read_file_max(path, 10, &len);
+		CHECK(got && len == 10 && !strcmp(got, "0123456789"));
+		free(got);
+		len = 0;
+		CHECK(prof_read_file_max(path, 9, &len) == NULL && len == 0);
+		unlink(path);
+		free(path);
+	}
+
+	TEST("prof_read_file_max: a file larger than its first buffer, cut at max") {
+		size_t len = 0, n = 200000;
+		char *s = malloc(n), *path, *got;
+
+		memset(s, 'y', n);
+		path = temp_with(s, n);
+		CHECK(prof_read_file_max(path, n - 1, &len) == NULL);
+		got = prof_read_file_max(path, n, &len);
+		CHECK(got && len == n && memcmp(got, s, n) == 0);
+		free(got);
+		unlink(path);
+		free(path);
+		free(s);
 	}
 	prof_set_max_line(0);
 	return UNIT_RESULT();
