@@ -42,6 +42,7 @@ static const char help_text[] =
 "  -q, --quiet             no notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
+PROF_MAX_LINE_HELP
 "Exit status: 0 success, 1 a function below --require, unreadable or\n"
 "mismatched input (not ELF, unknown symbol, build-id mismatch), 2 usage error.\n";
 

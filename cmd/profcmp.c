@@ -53,6 +53,7 @@ static const char help_text[] =
 "  -q, --quiet             no notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
+PROF_MAX_LINE_HELP
 "Exit status: 0 success, 1 a regression above --fail-above, malformed or\n"
 "mismatched inputs, 2 usage error.\n";
 

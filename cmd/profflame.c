@@ -92,8 +92,8 @@ static const char help_text[] =
 	"\n"
 	"In the graph: click to zoom, Reset Zoom to go back, Ctrl-F to search by\n"
 	"regular expression (\"ic\" toggles case), zoom and search are kept in the URL.\n"
-	"Exit status: 0 ok, 1 failure (bad input lines are reported, the rest drawn),\n"
-	"2 usage error.\n";
+	PROF_MAX_LINE_HELP
+	"Exit status: 0 ok, 1 failure or bad input lines (the rest drawn), 2 usage error.\n";
 
 enum {
 	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_BUCKET, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,

@@ -78,6 +78,7 @@ static const char help_text[] =
 "  -v, --verbose           more notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
+PROF_MAX_LINE_HELP
 "Exit status: 0 success, 1 failure, malformed input (the rest is folded) or\n"
 "no sample in the time window, 2 usage error.\n";
 

@@ -51,6 +51,7 @@ static const char help_text[] =
 	"  -v, --verbose          more detail on stderr\n"
 	"  -h, --help             this help\n"
 	"\n"
+	PROF_MAX_LINE_HELP
 	"Writes PID.{alloc,count,leak,peak,temp}.folded and PID.timeline.tsv per\n"
 	"process into DIR. Exit status: the command's (126 cannot execute, 127 not\n"
 	"found, 128+N killed by signal N); 1 on failure or with --fail-on-leak;\n"

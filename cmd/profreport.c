@@ -27,6 +27,7 @@ static const char help_text[] =
 "  -q, --quiet             no notes on stderr\n"
 "  -h, --help              this help\n"
 "\n"
+PROF_MAX_LINE_HELP
 "Exit status: 0 success, 1 nothing to report, unreadable files (the rest is\n"
 "shown) or a write error, 2 usage error.\n";
 

@@ -118,3 +118,15 @@ if need "peak RSS of a 200 MB line" /usr/bin/time time; then
 		fail "profflame: a $size line then a stack" "exit $STATUS, rss ${rss:-?} KiB: $(head -c 300 "$TMP/stderr")"
 	fi
 fi
+
+# Every tool that reads input lines says so: one shared line in --help
+# (io/input.h's PROF_MAX_LINE_HELP) and its man page's ENVIRONMENT.
+for t in profannotate profcmp profflame proffold profheap profreport; do
+	env_man=$(sed -n '/^\.Sh ENVIRONMENT/,/^\.Sh /p' "$TOP/man/$t.1")
+	if "$BIN/$t" --help | grep -q '^Environment: PROFTOOLS_MAX_LINE=SIZE caps an input line (default 16M)' &&
+	   printf '%s\n' "$env_man" | grep -q '^\.It Ev PROFTOOLS_MAX_LINE$'; then
+		pass "$t: PROFTOOLS_MAX_LINE in --help and in the man page's ENVIRONMENT"
+	else
+		fail "$t: PROFTOOLS_MAX_LINE documented" "--help or man/$t.1 ENVIRONMENT lacks it"
+	fi
+done

@@ -42,6 +42,15 @@ __attribute__((noreturn)) void prof_list_option_values(const struct option *opts
 int prof_getopt_long(int argc, char *const argv[], const char *shortopts,
 		     const struct option *longopts, int *longind);
 
+/*
+ * The --help lines of every tool that reads input lines (the cap itself is
+ * io/input.h's prof_max_line()): one text, so the tools say the same; their
+ * man pages' ENVIRONMENT sections say it too (tests/long-lines.sh checks).
+ */
+#define PROF_MAX_LINE_HELP \
+	"Environment: PROFTOOLS_MAX_LINE=SIZE caps an input line (default 16M); a\n" \
+	"longer line is reported with its file:line and skipped.\n"
+
 /* Print text to stdout, exit 0 (for --help). */
 __attribute__((noreturn)) void prof_help(const char *text);
 
