@@ -312,6 +312,15 @@ static int stop_child(pid_t child, const struct prof_recorder_stop *stop)
 	return prof_exit_status(ws);
 }
 
+/*
+ * Objects that resolved nothing new for SHED_IDLE_NS have their files
+ * closed (symbolize.h), checked every SHED_EVERY_NS: a system-wide
+ * recording on a host that builds and runs new programs all day keeps
+ * its memory to the programs in use.
+ */
+#define SHED_IDLE_NS (30 * 1000000000ULL)
+#define SHED_EVERY_NS (5 * 1000000000ULL)
+
 /* Records come at most this late after their time (perfevent.h's margin, and more). */
 #define ROTATE_SLACK_NS 10000000ULL
 
@@ -320,7 +329,7 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 {
 	pid_t child = r->target.child;
 	int status = -1, pidfd = -1, ws;
-	uint64_t t_end, last_flush = r->start_ns, now, drained;
+	uint64_t t_end, last_flush = r->start_ns, last_shed = r->start_ns, now, drained;
 
 	/* Readable when the command exits: no wait for the poll timeout. */
 	if (child > 0)
@@ -349,6 +358,10 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 		if (now - last_flush >= 1000000000ULL && !r->opt.folded) {
 			prof_output_flush(r->writer.out);
 			last_flush = now;
+		}
+		if (now - last_shed >= SHED_EVERY_NS) {
+			prof_symbolizer_shed_idle(r->sym, SHED_IDLE_NS);
+			last_shed = now;
 		}
 		/* Nobody reads any more ("| head"): stop as perf record does. */
 		if (prof_output_broken_pipe(r->writer.out))

@@ -347,11 +347,21 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 	prof_sym_sort(o->syms, &o->nsyms, 0);
 }
 
-void prof_sym_obj_free(struct elfobj *o)
+void prof_sym_obj_shed(struct elfobj *o)
 {
 	prof_sym_fde_release(o);
+	o->cfi_tried = 0;
 	if (o->dw)
 		dwarf_end(o->dw);
+	o->dw = NULL;
+	o->dw_tried = 0;
+	free(o->cus);
+	o->cus = NULL;
+	o->ncus = 0;
+	free(o->syms);		/* their names point into the files */
+	o->syms = NULL;
+	o->nsyms = 0;
+	o->loaded = 0;
 	if (o->delf)
 		elf_end(o->delf);
 	if (o->melf)
@@ -359,12 +369,19 @@ void prof_sym_obj_free(struct elfobj *o)
 	free(o->mbuf);
 	if (o->elf)
 		elf_end(o->elf);
+	o->delf = o->melf = o->elf = NULL;
+	o->mbuf = NULL;
 	if (o->dfd >= 0)
 		close(o->dfd);
 	if (o->fd >= 0)
 		close(o->fd);
-	free(o->cus);
-	free(o->syms);
+	o->dfd = o->fd = -1;
+	o->shed = 1;
+}
+
+void prof_sym_obj_free(struct elfobj *o)
+{
+	prof_sym_obj_shed(o);
 	free(o->loads);
 	free(o->path);
 	free(o);
@@ -446,4 +463,21 @@ uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 	else
 		prof_sym_obj_load(s, o);	/* the debug file may hold the program headers */
 	return id;
+}
+
+void prof_sym_obj_reopen(struct elfobj *o)
+{
+	unsigned char fbid[20];
+	unsigned flen;
+
+	o->shed = 0;
+	o->elf = open_elf(o->path, &o->fd);
+	if (o->elf && (elf_build_id(o->elf, fbid, &flen) != 0 || flen != o->bid_len ||
+		       memcmp(fbid, o->bid, flen) != 0)) {
+		/* rebuilt or replaced since: not this object's code */
+		elf_end(o->elf);
+		close(o->fd);
+		o->elf = NULL;
+		o->fd = -1;
+	}
 }

@@ -89,6 +89,8 @@ struct elfobj {
 	Dwarf_CFI *cfi;		/* the main file's .eh_frame (fde.c), NULL if none */
 	uint64_t *fde_starts;	/* its functions' starts, from .eh_frame_hdr, sorted */
 	size_t nfde;
+	uint64_t used_ns;	/* when an address missing from the cache was last resolved here */
+	int shed;		/* its files closed while idle (prof_sym_obj_shed) */
 };
 
 /* A slot of the address cache: frames pool[first .. first + n). */
@@ -225,6 +227,16 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o);
 
 /* Close o's files and free it. */
 void prof_sym_obj_free(struct elfobj *o);
+/*
+ * Close o's files and free what was read from them (symbols, DWARF,
+ * FDEs), keeping what names and places it (path, build-id, segments,
+ * counts): an object idle in a long system-wide recording. Only objects
+ * with a build-id are shed, so prof_sym_obj_reopen() can tell the file.
+ */
+void prof_sym_obj_shed(struct elfobj *o);
+/* Reopen a shed o: its file at o->path if it still has o's build-id (else o
+ * resolves through its debug file only, or not at all); the rest loads lazily. */
+void prof_sym_obj_reopen(struct elfobj *o);
 
 /* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
 int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);

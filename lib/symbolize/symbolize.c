@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
 #include "base/xalloc.h"
 #include "symbolize/internal.h"
 
@@ -54,6 +55,18 @@ void prof_symbolizer_free(struct prof_symbolizer *s)
 	prof_intern_release(&s->strs);
 	prof_intern_release(&s->keys);
 	free(s);
+}
+
+void prof_symbolizer_shed_idle(struct prof_symbolizer *s, uint64_t idle_ns)
+{
+	uint64_t now = prof_now_ns();
+
+	for (size_t i = 0; i < s->nobjs; i++) {
+		struct elfobj *o = s->objs[i];
+
+		if (!o->shed && o->bid_len && now - o->used_ns > idle_ns)
+			prof_sym_obj_shed(o);
+	}
 }
 
 static size_t copy_out(struct prof_symbolizer *s, uint32_t first, uint32_t n,
@@ -216,6 +229,9 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	e = prof_sym_cache_slot(s, obj + 1, vaddr);
 	if (e->obj)
 		return copy_out(s, e->first, e->n, out, max);
+	if (s->objs[obj]->shed)
+		prof_sym_obj_reopen(s->objs[obj]);
+	s->objs[obj]->used_ns = prof_now_ns();
 	first = (uint32_t)s->pool_len;
 	n = resolve_obj(s, s->objs[obj], vaddr);
 	if (!n) {

@@ -97,6 +97,15 @@ struct prof_symbolizer *prof_symbolizer_new(const struct prof_sym_options *opts)
 /* Free the symbolizer, its caches and strings. Address spaces must be freed first. */
 void prof_symbolizer_free(struct prof_symbolizer *s);
 
+/*
+ * Close the files of objects that resolved no new address for idle_ns
+ * and free what was read from them, so that a long system-wide recording
+ * (new programs built and run all day) keeps its memory and descriptors
+ * to what is in use. Cached frames stay; an object needed again is
+ * reopened, if its file still holds the same build-id.
+ */
+void prof_symbolizer_shed_idle(struct prof_symbolizer *s, uint64_t idle_ns);
+
 /* One resolved frame. */
 struct prof_frame {
 	const char *name;	/* function (demangled), or see "Unresolved" above; never NULL */

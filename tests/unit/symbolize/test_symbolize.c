@@ -3,6 +3,7 @@
  * own functions through /proc/self/maps, return addresses, overlapping
  * mappings, unknown addresses, malformed maps files.
  */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -23,6 +24,20 @@ __attribute__((noinline)) static uintptr_t unit_sym_caller(void)
 
 	__asm__ volatile("" ::: "memory");
 	return ret;
+}
+
+/* Descriptors open in this process. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 int main(void)
@@ -75,6 +90,23 @@ int main(void)
 	TEST("max limits the frames") {
 		n = prof_symbolize(s, as, (uintptr_t)unit_sym_target, 0, f, 1);
 		CHECK(n == 1);
+	}
+	TEST("idle objects are shed, reopened when needed, cached frames kept") {
+		int before = open_fds();
+
+		prof_symbolizer_shed_idle(s, 1000000000000ULL);	/* none idle that long */
+		CHECK(open_fds() == before);
+		prof_symbolizer_shed_idle(s, 0);
+		CHECK(open_fds() < before);
+		/* cached: no file needed */
+		n = prof_symbolize(s, as, (uintptr_t)unit_sym_target + 1, 0, f, 8);
+		CHECK(n >= 1 && strcmp(f[n - 1].name, "unit_sym_target") == 0);
+		CHECK(open_fds() < before);
+		/* new addresses: the files reopened, symbols read again */
+		n = prof_symbolize(s, as, (uintptr_t)unit_sym_caller + 1, 0, f, 8);
+		CHECK(n >= 1 && strcmp(f[n - 1].name, "unit_sym_caller") == 0);
+		n = prof_symbolize(s, as, (uintptr_t)getppid, 0, f, 8);
+		CHECK(n >= 1 && strstr(f[n - 1].name, "getppid") != NULL);
 	}
 	TEST("overlapping mapping replaces, clone keeps") {
 		const struct prof_map *m = prof_addrspace_find(as, (uintptr_t)unit_sym_target);
