@@ -444,16 +444,23 @@ CHROMIUM=
 for c in chromium chromium-browser google-chrome; do
 	command -v "$c" >/dev/null 2>&1 && { CHROMIUM=$c; break; }
 done
-# browser_run PAGE JS RESULT: PAGE with the harness JS appended, opened in
-# headless chromium; what the harness put in <pre id="result"> goes to
-# RESULT (empty when the page did not run: see $TMP/chromium.err)
+# browser_run PAGE JS RESULT: PAGE (HTML, or an SVG document: *.svg) with
+# the harness JS appended, opened in headless chromium; what the harness
+# put in <pre id="result"> (an SVG: <text id="result">) goes to RESULT
+# (empty when the page did not run: see $TMP/chromium.err)
 browser_run() {
-	{ sed '/<\/body>/,$d' "$1"; printf '<script>\n'; cat "$2"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/harness.html"
+	case $1 in
+	*.svg)
+		{ sed '/^<\/svg>$/,$d' "$1"; printf '<script type="text/ecmascript"><![CDATA[\n'; cat "$2"
+		  printf ']]></script>\n</svg>\n'; } >"$TMP/harness.svg" ;;
+	*)
+		{ sed '/<\/body>/,$d' "$1"; printf '<script>\n'; cat "$2"; printf '</script>\n</body>\n</html>\n'; } >"$TMP/harness.html" ;;
+	esac
 	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
-		--dump-dom "file://$TMP/harness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
-	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" |
-		sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$3"
+		--dump-dom "file://$TMP/harness.${1##*.}" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<\(pre\|text\) id="result">/,/<\/\(pre\|text\)>/p' "$TMP/dom.html" |
+		sed 's/.*<\(pre\|text\) id="result">//; s/<\/\(pre\|text\)>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$3"
 }
 if [ -z "$CHROMIUM" ]; then
 	skip "browser" "no chromium installed"
@@ -706,7 +713,33 @@ else
 fi
 
 # ---- --heatmap: proffold --heatmap's TSV drawn (FlameScope layout) ------
-CELLS="//*[local-name()='g'][@id='cells']/*[local-name()='rect']"
+# hm_cells SVG: "second bucket fill" per cell in time order, read back from
+# the heat map's paths (a rectangle per run of cells down a column; a cell
+# in none is the white grid) placed by the geometry of its table (HMC)
+hm_cells() {
+	awk '/^<path fill="#[0-9a-f]*" d="/ {
+		f = substr($0, 13, 7); d = $0; sub(/.* d="/, "", d); sub(/".*/, "", d)
+		n = split(d, r, "z")
+		for (i = 1; i < n; i++) { split(r[i], q, /[M hv]/); box[++nb] = q[2] " " q[3] " " q[5] " " f }
+	}
+	/^var HMC = / {
+		line = $0; gsub(/[{},]/, " ", line); n = split(line, a, " ")
+		for (i = 1; i < n; i++) if (a[i] ~ /^[a-z]+:$/) v[substr(a[i], 1, length(a[i]) - 1)] = a[i + 1]
+	}
+	END {
+		for (c = 0; c < v["seconds"] * v["per"]; c++) fill[c] = "#ffffff"
+		for (i = 1; i <= nb; i++) {
+			split(box[i], q, " ")
+			s = (q[1] - v["left"]) / v["cw"]; b = (q[2] - v["top"]) / v["ch"]
+			for (k = 0; k < q[3] / v["ch"]; k++) fill[s * v["per"] + b + k] = q[4]
+		}
+		for (c = 0; c < v["seconds"] * v["per"]; c++) print int(c / v["per"]), c % v["per"], fill[c]
+	}' "$1"
+}
+# hm_weights SVG: each cell's weight as its tooltip says it, in time order
+hm_weights() {
+	sed -n 's/^w: "\(.*\)"};$/\1/p' "$1" | tr ' ' '\n'
+}
 # 2 s of 250 ms buckets, weights 0..7 in a shuffled order, unit ns
 printf '%s\n' '# source=profrec event=cpu-clock unit=ns bucket_ms=250' \
 	"$(printf 'second\toffset_ms\tevent\tsamples\tweight')" \
@@ -721,21 +754,57 @@ if [ "$STATUS" = 0 ] && [ ! -s "$TMP/stderr" ] && xmllint --noout "$TMP/hm.svg" 
 else
 	fail "--heatmap: well-formed SVG" "exit $STATUS: $(head -c 300 "$TMP/stderr" "$TMP/xml.err")"
 fi
-check "--heatmap: one cell per second and bucket" 0 "8" count "$TMP/hm.svg" "count($CELLS)"
-check "--heatmap: a column per second, offset 0 at the top" 0 "0 0|0 1|1 0|1 1" sh -c \
-	"grep -o '<rect x=\"[0-9.]*\" y=\"[0-9.]*\"[^>]*data-s=\"[01]\" data-b=\"[01]\"' '$TMP/hm.svg' |
-	 sed 's/.*data-s=\"\\(.\\)\" data-b=\"\\(.\\)\"/\\1 \\2/' | paste -sd '|'"
+hm_cells "$TMP/hm.svg" >"$TMP/hm.cells"
+hm_weights "$TMP/hm.svg" >"$TMP/hm.weights"
+check "--heatmap: one cell per second and bucket" 0 "8" sh -c "wc -l <'$TMP/hm.cells'"
+check "--heatmap: a path per colour, white cells not drawn, no <title> per cell" 0 "7 0" sh -c \
+	"echo \$(grep -c '^<path fill' '$TMP/hm.svg') \$(grep -c '<title>' '$TMP/hm.svg')"
 # colours by weight: sorted by weight, each fill darker (green channel strictly decreasing)
 check "--heatmap: cell colours ordered by weight" 0 "ordered 8" sh -c \
-	"grep -o 'fill=\"#[0-9a-f]*\" data-s[^<]*<title>[^<]*' '$TMP/hm.svg' |
-	 sed 's/fill=\"#\\(..\\)\\(..\\)\\(..\\)\".*samples\\{0,1\\}, \\([0-9.]*\\) ms/\\2 \\4/' |
-	 while read g w; do echo \"\$w \$((0x\$g))\"; done | sort -n |
+	"paste -d ' ' '$TMP/hm.weights' '$TMP/hm.cells' | sed 's/#..\\(..\\)..$/\\1/' |
+	 while read w s b g; do echo \"\$w \$((0x\$g))\"; done | sort -n |
 	 awk 'NR > 1 && \$2 >= g { bad = 1 } { g = \$2; n++ } END { print (bad ? \"unordered\" : \"ordered\"), n }'"
-check "--heatmap: the heaviest cell darkest, an empty one white" 0 "#b41400 #ffffff" sh -c \
-	"echo \$(grep -o 'fill=\"#[0-9a-f]*\" data-s=\"0\" data-b=\"2\"' '$TMP/hm.svg' | cut -c7-13) \$(grep -o 'fill=\"#[0-9a-f]*\" data-s=\"0\" data-b=\"1\"' '$TMP/hm.svg' | cut -c7-13)"
-check "--heatmap: a cell's tooltip: time range, samples, weight" 0 \
-	"1.250 s - 1.500 s (second 1, 250-500 ms): 5 samples, 5.00 ms" \
-	count "$TMP/hm.svg" "string(//*[@data-s='1'][@data-b='1']/*[local-name()='title'])"
+# the 7 ms of second 0 at 500 ms are the heaviest; second 0 at 250 ms is empty
+check "--heatmap: the heaviest cell darkest, an empty one white, offset 0 at the top" 0 "#b41400 #ffffff" sh -c \
+	"echo \$(sed -n 's/^0 2 //p' '$TMP/hm.cells') \$(sed -n 's/^0 1 //p' '$TMP/hm.cells')"
+check "--heatmap: the tooltips' table: per cell samples and weight, per row its times" 0 \
+	'[3,0,7,1,6,5,2,4] 3.00|0.00|7.00|1.00|6.00|5.00|2.00|4.00 ["250","500",0,"250-500"] ["750","000",1,"750-1000"] " ms"' \
+	sh -c "echo \$(sed -n 's/^n: \\(.*\\),$/\\1/p' '$TMP/hm.svg') \$(paste -sd '|' '$TMP/hm.weights') \$(grep -o '\\[\"[27]50\"[^]]*\\]' '$TMP/hm.svg') \$(grep -o 'unit: \"[^\"]*\"' '$TMP/hm.svg' | cut -c7-)"
+# the SVG alone in a browser: a hovered cell's tooltip, built then by its script
+if [ -z "$CHROMIUM" ]; then
+	skip "browser: heat map SVG tooltips" "no chromium installed"
+elif [ -n "$SANITIZE" ]; then
+	skip "browser: heat map SVG tooltips" "not repeated in the sanitizer pass"
+else
+	cat >"$TMP/hm.js" <<'JS'
+window.addEventListener("load", function () {
+  var P = profHeatmap, out = [document.getElementById("tooltip") ? "tooltip before" : "none before"];
+  [[1, 1], [0, 1], [0, 2], [1, 3]].forEach(function (c) {
+    var p = P.client(c[0] * P.D.per + c[1]);
+    document.elementFromPoint(p.x, p.y).dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: p.x, clientY: p.y }));
+    out.push(document.querySelector("#tooltip text").textContent);
+  });
+  var t = document.createElementNS("http://www.w3.org/2000/svg", "text");
+  t.id = "result";
+  t.textContent = out.join("\n");
+  document.documentElement.appendChild(t);
+});
+JS
+	browser_run "$TMP/hm.svg" "$TMP/hm.js" "$TMP/hm.result"
+	if [ ! -s "$TMP/hm.result" ]; then
+		skip "browser: heat map SVG tooltips" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		cat >"$TMP/hm.result.expected" <<'EOF'
+none before
+1.250 s - 1.500 s (second 1, 250-500 ms): 5 samples, 5.00 ms
+0.250 s - 0.500 s (second 0, 250-500 ms): 0 samples, 0.00 ms
+0.500 s - 0.750 s (second 0, 500-750 ms): 7 samples, 7.00 ms
+1.750 s - 2.000 s (second 1, 750-1000 ms): 4 samples, 4.00 ms
+EOF
+		check_file "browser: the SVG alone: a hovered cell's tooltip (time range, samples, weight), made on demand" 0 \
+			"$TMP/hm.result.expected" cat "$TMP/hm.result"
+	fi
+fi
 check "--heatmap: x axis: seconds" 0 "0|1|time (seconds from the start)" sh -c \
 	"xmllint --xpath \"//*[@id='xaxis']/*/text()\" '$TMP/hm.svg' | paste -sd '|'"
 check "--heatmap: y axis: offsets" 0 "0 ms|250 ms|500 ms|750 ms|offset in the second (250 ms rows)" sh -c \
@@ -749,7 +818,7 @@ printf '%s\n' '# event=<script>alert(1)</script>&x" unit=<b>' \
 	"$(printf 'second\toffset_ms\tevent\tsamples\tweight')" \
 	"$(printf '0\t0\t<script>alert(1)</script>&x"\t1\t1')" >"$TMP/hostile-hm.tsv"
 run "$F" --heatmap --format html "$TMP/hostile-hm.tsv"
-if [ "$STATUS" = 0 ] && ! grep -q '<script\|<b>' "$TMP/stdout" && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;x' "$TMP/stdout" &&
+if [ "$STATUS" = 0 ] && ! grep -q '<script>alert\|<b>' "$TMP/stdout" && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;x' "$TMP/stdout" &&
 	head -n 1 "$TMP/stdout" | grep -q '^<!DOCTYPE html>' && sed -n '/<svg/,/<\/svg>/p' "$TMP/stdout" | xmllint --noout - 2>/dev/null; then
 	pass "--heatmap --format html: hostile event and unit names escaped, well-formed SVG inside"
 else
@@ -757,23 +826,24 @@ else
 fi
 # from proffold --heatmap on a pipe: 3 s of 20 ms buckets, the busy stripes darkest
 "$BIN/proffold" -q --heatmap "$TMP/hc.tsv" | "$F" --heatmap >"$TMP/hm2.svg" 2>"$TMP/hm2.err"
-check "--heatmap: proffold --heatmap | profflame --heatmap: 150 cells" 0 "150" count "$TMP/hm2.svg" "count($CELLS)"
+hm_cells "$TMP/hm2.svg" >"$TMP/hm2.cells"
+check "--heatmap: proffold --heatmap | profflame --heatmap: 150 cells" 0 "150" sh -c "wc -l <'$TMP/hm2.cells'"
 check "--heatmap: busy buckets darkest, asleep ones white (or nearly)" 0 "75 busy dark, 75 idle light" sh -c \
-	"grep -o 'fill=\"#[0-9a-f]*\" data-s=\"[0-9]*\" data-b=\"[0-9]*\"' '$TMP/hm2.svg' | sed 's/fill=\"#..\\(..\\)..\" data-s=\"\\([0-9]*\\)\" data-b=\"\\([0-9]*\\)\"/\\1 \\3/' |
-	 while read g b; do echo \"\$((0x\$g)) \$((b / 5 % 2))\"; done |
+	"sed 's/ #..\\(..\\)..$/ \\1/' '$TMP/hm2.cells' |
+	 while read s b g; do echo \"\$((0x\$g)) \$((b / 5 % 2))\"; done |
 	 awk '\$2 == 0 && \$1 < 40 { d++ } \$2 == 1 && \$1 > 200 { l++ } END { printf \"%d busy dark, %d idle light\\n\", d, l }'"
 # a recording drawn directly: the cells of proffold --heatmap's TSV
 "$F" --heatmap "$TMP/hc.tsv" >"$TMP/hm3.svg" 2>"$TMP/hm3.err"
 check "--heatmap RECORDING: the same cells as proffold --heatmap | profflame --heatmap" 0 "" \
 	sh -c "grep -v '^<!-- ' '$TMP/hm2.svg' | diff - '$TMP/hm3.svg'"
-check "--heatmap RECORDING --bucket 100ms: 30 cells" 0 "30" sh -c \
-	"'$F' --heatmap --bucket 100ms '$TMP/hc.tsv' >'$TMP/hm4.svg' && xmllint --xpath \"count($CELLS)\" '$TMP/hm4.svg'"
+"$F" --heatmap --bucket 100ms "$TMP/hc.tsv" >"$TMP/hm4.svg" && hm_cells "$TMP/hm4.svg" >"$TMP/hm4.cells"
+check "--heatmap RECORDING --bucket 100ms: 30 cells" 0 "30" sh -c "wc -l <'$TMP/hm4.cells'"
 check_error "--heatmap: folded stacks have no times" 1 "no sample times" "$F" --heatmap "$TMP/hc-on.folded"
 check_error "--heatmap: a bad --bucket" 2 "--bucket: expected a duration" "$F" --heatmap --bucket 7ms "$TMP/hc.tsv"
 check_error "--bucket needs --heatmap" 2 "--bucket needs it" "$F" --bucket 20ms "$TMP/hc.tsv"
 printf 'second\toffset_ms\tevent\tsamples\tweight\n0\t0\tx\t1\t1\n0\t2000\tx\t1\t1\n' >"$TMP/bad-hm.tsv"
 run "$F" --heatmap "$TMP/bad-hm.tsv"
-if [ "$STATUS" = 1 ] && grep -q 'bad-hm.tsv:3: not a proffold-heatmap row' "$TMP/stderr" && grep -q '<title>0.000 s' "$TMP/stdout"; then
+if [ "$STATUS" = 1 ] && grep -q 'bad-hm.tsv:3: not a proffold-heatmap row' "$TMP/stderr" && grep -qx 'n: \[1\],' "$TMP/stdout"; then
 	pass "--heatmap: a malformed row reported with file:line, the rest drawn, exit 1"
 else
 	fail "--heatmap malformed row" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
@@ -782,7 +852,7 @@ check_error "--heatmap: one input" 2 "--heatmap draws one recording or heat map 
 check_error "--heatmap --hot-cold" 2 "--heatmap draws one recording or heat map TSV" "$F" --heatmap --hot-cold "$TMP/hm.tsv"
 "$F" --heatmap --format html "$TMP/hm.tsv" >"$TMP/hm.html"
 check "--heatmap --format html of a TSV: no range selection, a note says why" 0 "1 0" \
-	sh -c "echo \$(grep -c 'without stacks: draw the recording itself' '$TMP/hm.html') \$(grep -c 'var HM' '$TMP/hm.html')"
+	sh -c "echo \$(grep -c 'without stacks: draw the recording itself' '$TMP/hm.html') \$(grep -c 'var HM =' '$TMP/hm.html')"
 
 # ---- --heatmap --format html: a range of cells -> its flame graph in the page ----
 # 3 s of a recording: work on one of every two 100 ms, a stack per phase of
@@ -802,6 +872,8 @@ awk 'BEGIN {
 	}
 }' >"$TMP/range.tsv"
 "$F" --heatmap --format html "$TMP/range.tsv" >"$TMP/range.html" 2>"$TMP/range.err"
+check "--heatmap html: 3 s x 50 cells, no <title> per cell (the page's own only)" 0 "150 1" \
+	sh -c "echo \$(sed -n 's/^n: \\[\\(.*\\)\\],$/\\1/p' '$TMP/range.html' | tr ',' '\\n' | wc -l) \$(grep -c '<title>' '$TMP/range.html')"
 check "--heatmap html: each frame name and each stack once in the page" 0 \
 	'names: ["app","main","nanosleep","phase1","phase2","phase3","phase4","wait","work"],|5' \
 	sh -c "echo \$(grep '^names:' '$TMP/range.html')'|'\$(grep '^stacks:' '$TMP/range.html' | grep -o '\[[0-9,]*\]' | wc -l)"
@@ -821,10 +893,14 @@ else
 	# click then a shift-click; write each range graph's titles and command
 	cat >"$TMP/range.js" <<'JS'
 window.addEventListener("load", function () {
-  var out = [];
-  function cell(s, b) { return document.querySelector('#cells rect[data-s="' + s + '"][data-b="' + b + '"]'); }
-  function ev(el, type, shift) { el.dispatchEvent(new MouseEvent(type, { bubbles: true, shiftKey: !!shift })); }
-  function click(el, shift) { ev(el, "mousedown", shift); ev(el, "mouseup", shift); ev(el, "click", shift); }
+  var out = [], P = profHeatmap;
+  /* a mouse event at the centre of cell (s, b), on what is drawn there */
+  function ev(s, b, type, shift) {
+    var p = P.client(s * P.D.per + b), el = document.elementFromPoint(p.x, p.y) || document.getElementById("cells");
+    el.dispatchEvent(new MouseEvent(type, { bubbles: true, shiftKey: !!shift, clientX: p.x, clientY: p.y }));
+  }
+  function click(s, b, shift) { ev(s, b, "mousedown", shift); ev(s, b, "mouseup", shift); ev(s, b, "click", shift); }
+  function tip() { var t = document.querySelector("#tooltip text"); return t ? t.textContent : "none"; }
   function graph(tag) {
     var fr = document.querySelector("#range #frames");
     out.push(tag + " command " + document.getElementById("command").textContent);
@@ -832,7 +908,12 @@ window.addEventListener("load", function () {
     for (var i = 0; i < fr.children.length; i++)
       out.push(tag + " title " + fr.children[i].querySelector("title").textContent);
   }
-  click(cell(1, 12)); click(cell(0, 7));
+  out.push("tooltip before hovering: " + tip());
+  ev(1, 12, "mouseover");
+  out.push("tooltip 1 12: " + tip());
+  ev(0, 7, "mousemove");
+  out.push("tooltip 0 7: " + tip());
+  click(1, 12); click(0, 7);
   graph("clicks");
   out.push("hash " + location.hash);
   var box = [];
@@ -840,11 +921,11 @@ window.addEventListener("load", function () {
     box.push(["x", "y", "width", "height"].map(function (k) { return r.getAttribute(k); }).join(","));
   });
   out.push("selected " + box.join(" "));
-  ev(cell(2, 3), "mousedown"); ev(cell(2, 20), "mouseover"); ev(cell(2, 44), "mouseover"); ev(cell(2, 44), "mouseup");
+  ev(2, 3, "mousedown"); ev(2, 20, "mousemove"); ev(2, 44, "mousemove"); ev(2, 44, "mouseup");
   graph("drag");
-  click(cell(0, 0)); click(cell(0, 0), true);
+  click(0, 0); click(0, 0, true);
   graph("one");
-  click(cell(0, 49)); click(cell(1, 0), true);
+  click(0, 49); click(1, 0, true);
   graph("shift");
   var pre = document.createElement("pre");
   pre.id = "result";
@@ -874,12 +955,16 @@ JS
 		check "browser: two clicks (later cell first): the range in time order, graph = proffold --time-from/--time-to" 0 ok range clicks 0.14 1.26
 		check "browser: the range is kept in the URL" 0 "#range=0.14,1.26" sh -c "sed -n 's/^hash //p' '$TMP/range.result'"
 		# outlined: a box from cell (0, 7) to (0, 49), one from (1, 0) to (1, 12)
-		sed -n '/<svg/,/<\/svg>/p' "$TMP/range.html" >"$TMP/range.svg"
-		at() { xmllint --xpath "string(//*[@data-s='$1'][@data-b='$2']/@$3)" "$TMP/range.svg"; }
-		outline() { echo "$(at "$1" "$2" x),$(at "$1" "$2" y),$(at "$1" "$2" width),$(($(at "$3" "$4" y) + $(at "$3" "$4" height) - $(at "$1" "$2" y)))"; }
+		# cell (s, b) is at x = left + s * cw, y = top + b * ch (the grid's geometry)
+		geo() { sed -n "s/^var HMC = .* $1: \([0-9.]*\),.*/\1/p" "$TMP/range.html"; }
+		outline() { echo "$(($(geo left) + $1 * $(geo cw))),$(($(geo top) + $2 * $(geo ch))),$(geo cw),$((($4 - $2 + 1) * $(geo ch)))"; }
 		check "browser: the range outlined, a box per column" 0 "$(outline 0 7 0 49) $(outline 1 0 1 12)" \
 			sh -c "sed -n 's/^selected //p' '$TMP/range.result'"
 		check "browser: a drag across cells" 0 ok range drag 2.06 2.9
+		# ms 1240-1259 work 1 ms each; ms 145 and 155 sleep 1,001,015 and 1,001,085 ns
+		check "browser: a hovered cell's tooltip, made on demand" 0 \
+			"none|1.240 s - 1.260 s (second 1, 240-260 ms): 20 samples, 20.00 ms|0.140 s - 0.160 s (second 0, 140-160 ms): 2 samples, 2.00 ms" \
+			sh -c "sed -n 's/^tooltip [^:]*: //p' '$TMP/range.result' | paste -sd '|'"
 		check "browser: one cell" 0 ok range one 0 0.02
 		check "browser: a click then a shift-click, across a second" 0 ok range shift 0.98 1.02
 	fi

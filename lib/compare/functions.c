@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,48 +14,139 @@
 #include "formats/tsv.h"
 #include "io/output.h"
 
-/* The rows of one side, added into out by function name. */
-static void add_side(struct prof_functions *out, size_t *cap, const struct prof_stacks *t,
-		     int new_side)
+#define NO_ROW UINT32_MAX	/* a frame with no row (no weight on its side) */
+#define NEW_ONLY (UINT32_MAX - 1)	/* a new frame whose name base lacks */
+
+/* An escaped name (as proffold --top prints it: no byte that splits a row) added to text. */
+static size_t add_name(struct prof_buf *text, const struct prof_stacks *t, uint32_t frame)
 {
-	size_t n;
-	prof_weight grand;
-	struct prof_top_row *rows = prof_top_compute(t, 0, &n, &grand);
-	struct prof_buf safe = PROF_BUF_INIT;
+	size_t len, at = text->len;
+	const char *name = prof_stacks_frame_name(t, frame, &len);
 
-	if (new_side)
-		out->new_whole = grand;
-	else
-		out->base_whole = grand;
-	for (size_t i = 0; i < n; i++) {
+	prof_tsv_text(text, name, len);
+	prof_buf_addch(text, '\0');
+	return at;
+}
+
+/*
+ * What new's frames are in base, by name (link[g]: base's frame id,
+ * NEW_ONLY, or NO_ROW without weight), looked up in base's string table
+ * so no name is interned twice; the names base lacks are copied to text
+ * now, their offsets appended to *only (*nonly of them), so that new can
+ * be released before base's sums are made.
+ */
+static void link_new(const struct prof_stacks *base, const struct prof_stacks *new,
+		     const struct prof_top_sums *sn, uint32_t *link, struct prof_buf *text,
+		     size_t **only, size_t *nonly)
+{
+	size_t cap = 0;
+
+	*nonly = 0;
+	for (size_t g = 0; g < sn->nframes; g++) {
 		size_t len;
-		const char *name = prof_stacks_frame_name(t, rows[i].frame, &len);
-		struct prof_function_change *c;
-		uint32_t id;
+		const char *name = prof_stacks_frame_name(new, (uint32_t)g, &len);
+		uint32_t f;
 
-		/* as proffold --top prints it: no byte that splits a row */
-		prof_buf_reset(&safe);
-		prof_tsv_text(&safe, name, len);
-		id = prof_intern(&out->names, safe.data ? safe.data : "", safe.len);
-
-		if (id == out->n) {
-			if (out->n == *cap) {
-				*cap = *cap ? *cap * 2 : 256;
-				out->rows = xreallocarray(out->rows, *cap, sizeof(*out->rows));
-			}
-			memset(&out->rows[out->n++], 0, sizeof(*out->rows));
-		}
-		c = &out->rows[id];
-		if (new_side) {
-			c->new_self = rows[i].self;
-			c->new_total = rows[i].total;
-		} else {
-			c->base_self = rows[i].self;
-			c->base_total = rows[i].total;
+		link[g] = NO_ROW;
+		if (sn->total[g] == 0)
+			continue;
+		f = prof_intern_find(&base->frames, name, len);
+		link[g] = f != UINT32_MAX ? f : NEW_ONLY;
+		if (f == UINT32_MAX) {
+			PROF_GROW(*only, *nonly + 1, cap);
+			(*only)[(*nonly)++] = add_name(text, new, (uint32_t)g);
 		}
 	}
-	prof_buf_release(&safe);
-	free(rows);
+}
+
+/*
+ * Row numbers: base's frames with weight, then the new frames base has
+ * without weight (named from base), then those base lacks (named
+ * already). base_row[f] and link[g] (in place) become row numbers or
+ * NO_ROW; offs[row] gets each row's name in text. Returns the rows.
+ */
+static size_t number_rows(const struct prof_stacks *base, const struct prof_top_sums *sb,
+			  uint32_t *base_row, uint32_t *link, size_t nlink, const size_t *only,
+			  size_t nonly, struct prof_buf *text, size_t **offs)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t f = 0; f < sb->nframes; f++)
+		base_row[f] = sb->total[f] != 0 ? (uint32_t)n++ : NO_ROW;
+	for (size_t g = 0; g < nlink; g++)
+		if (link[g] != NO_ROW && link[g] != NEW_ONLY && base_row[link[g]] == NO_ROW)
+			base_row[link[g]] = (uint32_t)n++;
+	*offs = xmalloc((n + nonly + 1) * sizeof(**offs));
+	for (size_t f = 0; f < sb->nframes; f++)
+		if (base_row[f] != NO_ROW)
+			(*offs)[base_row[f]] = add_name(text, base, (uint32_t)f);
+	for (size_t g = 0; g < nlink; g++) {
+		if (link[g] == NEW_ONLY) {
+			(*offs)[n] = only[k++];
+			link[g] = (uint32_t)n++;
+		} else if (link[g] != NO_ROW) {
+			link[g] = base_row[link[g]];
+		}
+	}
+	return n;
+}
+
+/* One side's sums into the rows, then the sums freed. */
+static void take_sums(struct prof_functions *out, struct prof_top_sums *s, const uint32_t *row,
+		      int new_side)
+{
+	for (size_t f = 0; f < s->nframes; f++) {
+		struct prof_function_change *c;
+
+		if (row[f] == NO_ROW)
+			continue;
+		c = &out->rows[row[f]];
+		if (new_side) {
+			c->new_self = s->self[f];
+			c->new_total = s->total[f];
+		} else {
+			c->base_self = s->self[f];
+			c->base_total = s->total[f];
+		}
+	}
+	if (new_side)
+		out->new_whole = s->grand;
+	else
+		out->base_whole = s->grand;
+	prof_top_sums_release(s);
+}
+
+/*
+ * Rows of both sides, matched by name. Memory is the point (two profiles
+ * of a million functions each): new's sums are taken and its names
+ * matched, and new released, before base's sums are made; base is
+ * released before the rows (the largest array) are allocated.
+ */
+static void gather(struct prof_stacks *base, struct prof_stacks *new, struct prof_functions *out)
+{
+	struct prof_top_sums sb, sn;
+	struct prof_buf text = PROF_BUF_INIT;
+	uint32_t *base_row, *link;
+	size_t *only = NULL, nonly, *offs;
+
+	prof_top_sums(&sn, new, 0);
+	link = xmalloc((sn.nframes + 1) * sizeof(*link));
+	link_new(base, new, &sn, link, &text, &only, &nonly);
+	prof_stacks_release(new);
+	prof_top_sums(&sb, base, 0);
+	base_row = xmalloc((sb.nframes + 1) * sizeof(*base_row));
+	out->n = number_rows(base, &sb, base_row, link, sn.nframes, only, nonly, &text, &offs);
+	free(only);
+	prof_stacks_release(base);
+	out->text = prof_buf_detach(&text, NULL);
+	out->rows = xcalloc(out->n + 1, sizeof(*out->rows));
+	for (size_t i = 0; i < out->n; i++)
+		out->rows[i].function = out->text + offs[i];
+	free(offs);
+	take_sums(out, &sb, base_row, 0);
+	take_sums(out, &sn, link, 1);
+	free(base_row);
+	free(link);
 }
 
 static double share(prof_weight w, prof_weight whole)
@@ -95,19 +187,16 @@ static int cmp_magnitude(const void *a, const void *b)
 	return strcmp(x->function, y->function);
 }
 
-void prof_functions_compare(const struct prof_stacks *base, const struct prof_stacks *new,
+void prof_functions_compare(struct prof_stacks *base, struct prof_stacks *new,
 			    const struct prof_functions_opts *o, struct prof_functions *out)
 {
-	size_t cap = 0, kept = 0;
+	size_t kept = 0;
 
 	memset(out, 0, sizeof(*out));
-	prof_intern_init(&out->names);
-	add_side(out, &cap, base, 0);
-	add_side(out, &cap, new, 1);
+	gather(base, new, out);
 	for (size_t i = 0; i < out->n; i++) {
 		struct prof_function_change *c = &out->rows[i];
 
-		c->function = prof_intern_str(&out->names, (uint32_t)i, NULL);
 		if ((o->by_total ? c->base_total + c->new_total : c->base_self + c->new_self) == 0)
 			continue;	/* a caller only: nothing of its own to compare */
 		judge(c, out, o);
@@ -122,7 +211,7 @@ void prof_functions_compare(const struct prof_stacks *base, const struct prof_st
 void prof_functions_free(struct prof_functions *f)
 {
 	free(f->rows);
-	prof_intern_release(&f->names);
+	free(f->text);
 	memset(f, 0, sizeof(*f));
 }
 

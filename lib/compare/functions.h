@@ -39,15 +39,20 @@ struct prof_functions {
 	size_t n;
 	prof_weight base_whole, new_whole;	/* grand totals (weight column 0) */
 	/* private */
-	struct prof_intern names;
+	char *text;				/* the functions' names */
 };
 
 /*
  * Compare column 0 of base and new into out (release with
  * prof_functions_free()). Functions that only call others (no self
  * weight on either side, when ranking by self) are left out. Never fails.
+ * Functions are matched by name; the names are shown as proffold --top
+ * prints them (control bytes become spaces). base and new are released
+ * (prof_stacks_release()) as soon as their sums and names are taken, so
+ * the tables and the rows are never held at once; releasing them again
+ * is harmless.
  */
-void prof_functions_compare(const struct prof_stacks *base, const struct prof_stacks *new,
+void prof_functions_compare(struct prof_stacks *base, struct prof_stacks *new,
 			    const struct prof_functions_opts *opts, struct prof_functions *out);
 
 void prof_functions_free(struct prof_functions *f);

@@ -172,10 +172,7 @@ struct hm_writer {
 	const struct prof_flame_heatmap_opts *o;
 	struct prof_output *out;
 	struct prof_buf b;
-	double cw, ch;		/* a cell's width and height */
-	double left, top;	/* the grid's top left corner */
-	double width, height;	/* the document */
-	double maxw;		/* largest cell weight (> 0) */
+	struct prof_flame_heatmap_grid g;	/* the cells' geometry, the heaviest's weight */
 	int r;
 };
 
@@ -187,39 +184,6 @@ static void hm_flush(struct hm_writer *w, int force)
 	}
 }
 
-/*
- * The colour of a cell of weight fraction f in [0, 1]: white, through
- * orange, to dark red; every component non-increasing and green strictly
- * decreasing, so a heavier cell is always darker.
- */
-static uint32_t scale_color(double f)
-{
-	static const double stops[3][3] = { { 255, 255, 255 }, { 255, 170, 60 }, { 180, 20, 0 } };
-	const double *a, *z;
-	double t;
-	int i, c[3];
-
-	f = f < 0 ? 0 : f > 1 ? 1 : f;
-	a = f < 0.5 ? stops[0] : stops[1];
-	z = f < 0.5 ? stops[1] : stops[2];
-	t = f < 0.5 ? f * 2 : (f - 0.5) * 2;
-	for (i = 0; i < 3; i++)
-		c[i] = (int)lround(a[i] + (z[i] - a[i]) * t);
-	return PROF_RGB(c[0], c[1], c[2]);
-}
-
-/* A weight as the tooltip says it: ms for ns, else the count and unit. */
-static void add_weight(struct prof_buf *b, double v, const char *unit)
-{
-	if (unit && !strcmp(unit, "ns")) {
-		prof_buf_addf(b, "%.2f ms", v / 1e6);
-		return;
-	}
-	prof_flame_add_count(b, v);
-	prof_buf_addch(b, ' ');
-	prof_xml_escape(b, unit ? unit : "samples", strlen(unit ? unit : "samples"));
-}
-
 static void add_text(struct prof_buf *b, double x, double y, const char *attrs, const char *text)
 {
 	prof_buf_addstr(b, "<text x=\"");
@@ -229,32 +193,6 @@ static void add_text(struct prof_buf *b, double x, double y, const char *attrs, 
 	prof_buf_addf(b, "\"%s%s>", *attrs ? " " : "", attrs);
 	prof_xml_escape(b, text, strlen(text));
 	prof_buf_addstr(b, "</text>");
-}
-
-static void write_cell(struct hm_writer *w, size_t second, size_t row)
-{
-	const struct prof_heatmap *hm = w->hm;
-	const struct prof_heatmap_cell *c = &hm->cells[second * hm->per_second + row];
-	double ms0 = (double)(row * hm->bucket_ns) / 1e6, ms1 = ms0 + (double)hm->bucket_ns / 1e6;
-	struct prof_buf *b = &w->b;
-
-	prof_buf_addstr(b, "<rect x=\"");
-	prof_flame_add_num(b, w->left + (double)second * w->cw);
-	prof_buf_addstr(b, "\" y=\"");
-	prof_flame_add_num(b, w->top + (double)row * w->ch);
-	prof_buf_addstr(b, "\" width=\"");
-	prof_flame_add_num(b, w->cw);
-	prof_buf_addstr(b, "\" height=\"");
-	prof_flame_add_num(b, w->ch);
-	prof_buf_addstr(b, "\" fill=\"");
-	prof_flame_add_hex(b, scale_color((double)c->weight / w->maxw));
-	prof_buf_addf(b, "\" data-s=\"%zu\" data-b=\"%zu\"><title>%zu.%03.0f s - %zu.%03.0f s "
-		      "(second %zu, %g-%g ms): %lu sample%s, ", second, row, second, ms0,
-		      second + (ms1 >= 1000), fmod(ms1, 1000), second, ms0, ms1, c->samples,
-		      c->samples == 1 ? "" : "s");
-	add_weight(b, (double)c->weight, w->o->unit);
-	prof_buf_addstr(b, "</title></rect>\n");
-	hm_flush(w, 0);
 }
 
 /* The step between labels: the smallest of steps[] at least min_px apart. */
@@ -273,29 +211,29 @@ static void write_axes(struct hm_writer *w)
 	static const size_t sec_steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600 };
 	static const size_t row_steps[] = { 1, 2, 4, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000 };
 	const struct prof_heatmap *hm = w->hm;
-	double fs = w->o->fontsize, gh = (double)hm->per_second * w->ch;
+	double fs = w->o->fontsize, gh = (double)hm->per_second * w->g.ch;
 	size_t s, r, step;
 	char tmp[64];
 
 	prof_buf_addstr(&w->b, "<g id=\"xaxis\" text-anchor=\"middle\">");
-	step = label_step(sec_steps, sizeof(sec_steps) / sizeof(*sec_steps), w->cw, fs * 3);
+	step = label_step(sec_steps, sizeof(sec_steps) / sizeof(*sec_steps), w->g.cw, fs * 3);
 	for (s = 0; s < hm->seconds; s += step) {
 		snprintf(tmp, sizeof(tmp), "%zu", s);
-		add_text(&w->b, w->left + ((double)s + 0.5) * w->cw, w->top + gh + fs * 1.3, "", tmp);
+		add_text(&w->b, w->g.left + ((double)s + 0.5) * w->g.cw, w->g.top + gh + fs * 1.3, "", tmp);
 	}
-	add_text(&w->b, w->left + (double)hm->seconds * w->cw / 2, w->top + gh + fs * 2.8, "",
+	add_text(&w->b, w->g.left + (double)hm->seconds * w->g.cw / 2, w->g.top + gh + fs * 2.8, "",
 		 "time (seconds from the start)");
 	prof_buf_addstr(&w->b, "</g>\n<g id=\"yaxis\" text-anchor=\"end\">");
-	step = label_step(row_steps, sizeof(row_steps) / sizeof(*row_steps), w->ch, fs * 1.5);
+	step = label_step(row_steps, sizeof(row_steps) / sizeof(*row_steps), w->g.ch, fs * 1.5);
 	for (r = 0; r < hm->per_second; r += step) {
 		snprintf(tmp, sizeof(tmp), "%g ms", (double)(r * hm->bucket_ns) / 1e6);
-		add_text(&w->b, w->left - 4, w->top + ((double)r + 0.5) * w->ch + fs / 3, "", tmp);
+		add_text(&w->b, w->g.left - 4, w->g.top + ((double)r + 0.5) * w->g.ch + fs / 3, "", tmp);
 	}
-	snprintf(tmp, sizeof(tmp), "rotate(-90 %g %g)", fs, w->top + gh / 2);
+	snprintf(tmp, sizeof(tmp), "rotate(-90 %g %g)", fs, w->g.top + gh / 2);
 	prof_buf_addstr(&w->b, "<text x=\"");
 	prof_flame_add_num(&w->b, fs);
 	prof_buf_addstr(&w->b, "\" y=\"");
-	prof_flame_add_num(&w->b, w->top + gh / 2);
+	prof_flame_add_num(&w->b, w->g.top + gh / 2);
 	prof_buf_addf(&w->b, "\" text-anchor=\"middle\" transform=\"%s\">offset in the second "
 		      "(%g ms rows)</text></g>\n", tmp, (double)hm->bucket_ns / 1e6);
 }
@@ -304,7 +242,7 @@ static void write_axes(struct hm_writer *w)
 static void write_scale(struct hm_writer *w)
 {
 	struct prof_buf *b = &w->b;
-	double fs = w->o->fontsize, y = w->height - fs * 2.2, x = w->left;
+	double fs = w->o->fontsize, y = w->g.height - fs * 2.2, x = w->g.left;
 	int i;
 
 	prof_buf_addstr(b, "<g id=\"scale\">");
@@ -320,7 +258,7 @@ static void write_scale(struct hm_writer *w)
 		prof_buf_addstr(b, "\" height=\"");
 		prof_flame_add_num(b, fs);
 		prof_buf_addstr(b, "\" fill=\"");
-		prof_flame_add_hex(b, scale_color(i / 10.0));
+		prof_flame_add_hex(b, prof_flame_heatmap_color(i / 10.0));
 		prof_buf_addstr(b, "\"/>");
 	}
 	prof_buf_addstr(b, "<text x=\"");
@@ -328,7 +266,7 @@ static void write_scale(struct hm_writer *w)
 	prof_buf_addstr(b, "\" y=\"");
 	prof_flame_add_num(b, y + fs - 1);
 	prof_buf_addstr(b, "\" id=\"scalemax\">");
-	add_weight(b, w->maxw, w->o->unit);
+	prof_flame_heatmap_add_weight(b, w->g.maxw, w->o->unit);
 	prof_buf_addstr(b, " (the heaviest cell)</text></g>\n");
 }
 
@@ -338,11 +276,11 @@ static void write_head(struct hm_writer *w, const char *title)
 	struct prof_buf *b = &w->b;
 	double fs = o->fontsize;
 
-	prof_flame_add_document_start(b, o->html, title, w->width, w->height);
+	prof_flame_add_document_start(b, o->html, title, w->g.width, w->g.height);
 	prof_buf_addstr(b, " xmlns=\"http://www.w3.org/2000/svg\">\n<style type=\"text/css\">\ntext{font-family:");
 	prof_xml_escape(b, o->fonttype, strlen(o->fonttype));
 	prof_buf_addf(b, ";font-size:%gpx;fill:#000}\n#title{text-anchor:middle;font-size:%gpx}\n"
-		      "#cells rect:hover{stroke:#000;stroke-width:1}\n</style>\n", fs, fs + 5);
+		      "</style>\n", fs, fs + 5);
 	prof_buf_addstr(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
 	prof_buf_addstr(b, "<text id=\"title\" x=\"50%\" y=\"");
 	prof_flame_add_num(b, fs * 2);
@@ -365,33 +303,32 @@ int prof_flame_heatmap_write(const struct prof_heatmap *hm,
 {
 	struct hm_writer w;
 	double fs = o->fontsize;
-	size_t s, r, i;
+	size_t i;
 
 	memset(&w, 0, sizeof(w));
 	w.hm = hm;
 	w.o = o;
 	w.out = out;
 	/* about 1100 px of columns and 500 of rows, within readable bounds */
-	w.cw = hm->seconds ? fmin(40, fmax(2, floor(1100.0 / (double)hm->seconds))) : 40;
-	w.ch = fmin(20, fmax(3, floor(500.0 / (double)hm->per_second)));
-	w.left = fs * 7;
-	w.top = fs * 5;
-	w.width = fmax(w.left + (double)hm->seconds * w.cw + 20, fs * 55);
-	w.height = w.top + (double)hm->per_second * w.ch + fs * 6.5;
-	w.maxw = 0;
+	w.g.cw = hm->seconds ? fmin(40, fmax(2, floor(1100.0 / (double)hm->seconds))) : 40;
+	w.g.ch = fmin(20, fmax(3, floor(500.0 / (double)hm->per_second)));
+	w.g.left = fs * 7;
+	w.g.top = fs * 5;
+	w.g.width = fmax(w.g.left + (double)hm->seconds * w.g.cw + 20, fs * 55);
+	w.g.height = w.g.top + (double)hm->per_second * w.g.ch + fs * 6.5;
+	w.g.maxw = 0;
 	for (i = 0; i < hm->ncells; i++)
-		if ((double)hm->cells[i].weight > w.maxw)
-			w.maxw = (double)hm->cells[i].weight;
-	if (!(w.maxw > 0))
-		w.maxw = 1;
+		if ((double)hm->cells[i].weight > w.g.maxw)
+			w.g.maxw = (double)hm->cells[i].weight;
+	if (!(w.g.maxw > 0))
+		w.g.maxw = 1;
 	write_head(&w, o->title ? o->title : "Subsecond Heat Map");
 	write_axes(&w);
 	write_scale(&w);
-	prof_buf_addstr(&w.b, "<g id=\"cells\">\n");
-	for (s = 0; s < hm->seconds && w.r == 0; s++)
-		for (r = 0; r < hm->per_second; r++)
-			write_cell(&w, s, r);
-	prof_buf_addstr(&w.b, "</g>\n</svg>\n");
+	hm_flush(&w, 1);
+	if (w.r == 0)
+		w.r = prof_flame_heatmap_write_cells(hm, o, &w.g, out);
+	prof_buf_addstr(&w.b, "</svg>\n");
 	hm_flush(&w, 1);
 	if (o->html && w.r == 0)
 		w.r = prof_flame_heatmap_write_page(hm, o, out);

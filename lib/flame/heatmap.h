@@ -5,9 +5,12 @@
  * second, one row per bucket of the second (offset 0 at the top), each
  * cell coloured by its weight on a white-to-red scale, with axis labels,
  * a colour scale and a tooltip per cell (its time range, samples and
- * weight). The cells are a struct prof_heatmap (formats/heatmap.h): read
- * back from proffold --heatmap's TSV (schema proffold-heatmap) here, or
- * computed from a recording by formats/heatmap.h.
+ * weight), drawn by the document's script when the pointer is over it:
+ * the cells are a path per colour, not an element each (heatmap_cells.c),
+ * so that hours of cells make a small page. The cells are a struct
+ * prof_heatmap (formats/heatmap.h): read back from proffold --heatmap's
+ * TSV (schema proffold-heatmap) here, or computed from a recording by
+ * formats/heatmap.h.
  *
  *     struct prof_heatmap hm;
  *     struct prof_meta meta = PROF_META_INIT;

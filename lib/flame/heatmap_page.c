@@ -9,6 +9,7 @@
  * frames under the minimum width dropped) and builds the same markup as
  * svg.c, which the flame graph's own script (script.c) then drives.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/escape.h"
@@ -29,13 +30,26 @@
 static const char page_script[] =
 "(function () {\n"
 "\"use strict\";\n"
-"var doc = document, NS = \"http://www.w3.org/2000/svg\", D = HM;\n"
+"var doc = document, NS = \"http://www.w3.org/2000/svg\", D = HM, P = profHeatmap;\n"
 "var box = doc.getElementById(\"range\"), cmd = doc.getElementById(\"command\");\n"
-"var note = doc.getElementById(\"rangenote\"), rects = [], anchor = -1, down = -1;\n"
-"var graph = null, kids = doc.getElementById(\"cells\").getElementsByTagName(\"rect\");\n"
-"for (var i = 0; i < kids.length; i++) {\n"
-"  var c = +kids[i].getAttribute(\"data-s\") * D.per + +kids[i].getAttribute(\"data-b\");\n"
-"  kids[i]._c = c; rects[c] = kids[i];\n"
+"var note = doc.getElementById(\"rangenote\"), anchor = -1, down = -1, graph = null;\n"
+"/* the cells' (stack, weight) pairs, decoded from D.cells on the first\n"
+"   selection: cell c's are [start[c], start[c + 1]). A number is base-32\n"
+"   digits, big-endian, the last one from the second half of the alphabet */\n"
+"var start = null, pstack, pweight;\n"
+"function decode() {\n"
+"  var abc = \"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_\", val = [];\n"
+"  var s = D.cells, i = 0, p = 0, nc = P.D.n.length;\n"
+"  for (var k = 0; k < 64; k++) val[abc.charCodeAt(k)] = k;\n"
+"  function num() {\n"
+"    for (var v = 0, d; ; v = v * 32 + d) { d = val[s.charCodeAt(i++)]; if (d >= 32) return v * 32 + d - 32; }\n"
+"  }\n"
+"  start = new Uint32Array(nc + 1); pstack = new Uint32Array(D.npairs); pweight = new Float64Array(D.npairs);\n"
+"  for (var c = 0; c < nc; c++) {\n"
+"    start[c] = p;\n"
+"    for (var n = num(), st = 0; n > 0; n--) { st += num(); pstack[p] = st; pweight[p++] = num() / D.scale; }\n"
+"  }\n"
+"  start[nc] = p;\n"
 "}\n"
 "/* the start of cell c in seconds, as a short exact decimal */\n"
 "function secs(c) {\n"
@@ -51,9 +65,9 @@ static const char page_script[] =
 "sel.id = \"selection\";\n"
 "doc.getElementById(\"cells\").parentNode.appendChild(sel);\n"
 "function box1(c0, c1) {\n"
-"  var r0 = rects[c0], r1 = rects[c1], x = +r0.getAttribute(\"x\"), y = +r0.getAttribute(\"y\");\n"
-"  sel.appendChild(el(\"rect\", { x: x, y: y, width: +r1.getAttribute(\"x\") + +r1.getAttribute(\"width\") - x,\n"
-"    height: +r1.getAttribute(\"y\") + +r1.getAttribute(\"height\") - y }));\n"
+"  var r0 = P.rect(c0), r1 = P.rect(c1);\n"
+"  sel.appendChild(el(\"rect\", { x: r0.x, y: r0.y, width: r1.x + r1.width - r0.x,\n"
+"    height: r1.y + r1.height - r0.y }));\n"
 "}\n"
 "function mark(a, b) {\n"
 "  var sa = Math.floor(a / D.per), sb = Math.floor(b / D.per), per = D.per;\n"
@@ -72,11 +86,10 @@ static const char page_script[] =
 "/* the range's stacks summed, as a tree: children by name index */\n"
 "function tree(a, b) {\n"
 "  var acc = new Map(), root = { f: -1, w: 0, k: null, n: 0 };\n"
+"  if (!start) decode();\n"
 "  for (var c = a; c <= b; c++) {\n"
-"    var v = D.cells[c];\n"
-"    if (!v) continue;\n"
-"    root.n += v[0];\n"
-"    for (var i = 1; i < v.length; i += 2) acc.set(v[i], (acc.get(v[i]) || 0) + v[i + 1]);\n"
+"    root.n += P.D.n[c];\n"
+"    for (var i = start[c]; i < start[c + 1]; i++) acc.set(pstack[i], (acc.get(pstack[i]) || 0) + pweight[i]);\n"
 "  }\n"
 "  acc.forEach(function (w, s) {\n"
 "    var st = D.stacks[s], node = root;\n"
@@ -157,22 +170,23 @@ static const char page_script[] =
 "}\n"
 "var grid = doc.getElementById(\"cells\"), first = -1;\n"
 "grid.addEventListener(\"mousedown\", function (ev) {\n"
-"  if (ev.target._c === undefined) return;\n"
+"  var c = P.at(ev.clientX, ev.clientY);\n"
+"  if (c < 0) return;\n"
 "  ev.preventDefault();\n"
-"  down = ev.target._c;\n"
+"  down = c;\n"
 "  if (!(ev.shiftKey && anchor >= 0)) mark(down, down);\n"
 "}, false);\n"
-"grid.addEventListener(\"mouseover\", function (ev) {\n"
-"  var c = ev.target._c;\n"
-"  if (down >= 0 && c !== undefined) mark(Math.min(down, c), Math.max(down, c));\n"
+"grid.addEventListener(\"mousemove\", function (ev) {\n"
+"  var c = P.at(ev.clientX, ev.clientY);\n"
+"  if (down >= 0 && c >= 0) mark(Math.min(down, c), Math.max(down, c));\n"
 "}, false);\n"
 "/* a drag selects at once; a click starts a range, a second click or a\n"
 "   shift-click ends it (FlameScope's two clicks) */\n"
 "window.addEventListener(\"mouseup\", function (ev) {\n"
 "  if (down < 0) return;\n"
-"  var c = ev.target._c, a = down;\n"
+"  var c = P.at(ev.clientX, ev.clientY), a = down;\n"
 "  down = -1;\n"
-"  if (c === undefined) c = a;\n"
+"  if (c < 0) c = a;\n"
 "  if (ev.shiftKey && anchor >= 0) { first = -1; select(anchor, c); }\n"
 "  else if (c !== a) { first = -1; select(a, c); }\n"
 "  else if (first >= 0) { var s = first; first = -1; select(s, c); }\n"
@@ -184,7 +198,7 @@ static const char page_script[] =
 "var m = /[#&]range=([0-9.]+),([0-9.]+)/.exec(location.hash);\n"
 "if (m) {\n"
 "  var a = Math.round(parseFloat(m[1]) * D.per), b = Math.round(parseFloat(m[2]) * D.per) - 1;\n"
-"  if (a >= 0 && b >= a && b < D.cells.length) select(a, b);\n"
+"  if (a >= 0 && b >= a && b < P.D.n.length) select(a, b);\n"
 "}\n"
 "})();\n";
 
@@ -315,13 +329,65 @@ static void write_names(struct page *p)
 	prof_buf_addstr(b, "],\n");
 }
 
-/* stacks: name indices, root first; cells: [samples, stack, weight, ...] or 0. */
+/* The alphabet of D.cells: a digit of value d < 32 not the number's last, d + 32 its last. */
+static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* v as base-32 digits, big-endian, the last marked (the script's num()). */
+static void add_packed(struct prof_buf *b, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+
+	tmp[n++] = digits[32 + (v & 31)];
+	while ((v >>= 5) != 0)
+		tmp[n++] = digits[v & 31];
+	while (n)
+		prof_buf_addch(b, tmp[--n]);
+}
+
+/*
+ * The power of ten the cells' weights are written in (scale: their
+ * divisor in the script): the smallest that makes every weight an integer
+ * (to 1e-6 of a unit, what a sum of decimal counts is good for; integers,
+ * the common case, need none), as long as the heaviest stays below 2^53
+ * (a double's integers); *pairs: how many (stack, weight) pairs there are.
+ */
+static int weight_exponent(const struct prof_heatmap *hm, size_t *pairs)
+{
+	prof_weight max = 0, x;
+	size_t i;
+	int e;
+
+	*pairs = hm->start[hm->ncells];
+	for (i = 0; i < *pairs; i++)
+		if (hm->stacks[i].weight > max)
+			max = hm->stacks[i].weight;
+	for (e = 0; e < 15 && max * powl(10, e + 1) < 0x1p53L; e++) {
+		for (i = 0; i < *pairs; i++) {
+			x = hm->stacks[i].weight * powl(10, e);
+			if (fabsl(x - roundl(x)) > 1e-6L * powl(10, e))
+				break;
+		}
+		if (i == *pairs)
+			break;
+	}
+	return e;
+}
+
+/*
+ * stacks: name indices, root first; cells: one string, per cell its
+ * number of pairs, then per pair the stack index (less the previous
+ * one's: they ascend) and the weight times 10^scale, as add_packed()
+ * writes them: about 6 bytes a pair instead of 12 as JSON numbers, and a
+ * string costs the browser nothing to parse until a range is selected.
+ */
 static void write_stacks_cells(struct page *p)
 {
 	const struct prof_heatmap *hm = p->hm;
 	struct prof_buf *b = &p->b;
-	size_t i, k, c, depth, n = prof_stacks_count(p->t);
-	char num[64];
+	size_t i, k, c, depth, pairs, n = prof_stacks_count(p->t);
+	int e = weight_exponent(hm, &pairs);
+	prof_weight scale = powl(10, e), x;
 
 	prof_buf_addstr(b, "stacks: [");
 	for (i = 0; i < n; i++) {
@@ -336,24 +402,22 @@ static void write_stacks_cells(struct page *p)
 		prof_buf_addch(b, ']');
 		flush_some(p, 0);
 	}
-	prof_buf_addstr(b, "],\ncells: [");
+	prof_buf_addf(b, "],\nnpairs: %zu, scale: 1e%d,\ncells: \"", pairs, e);
 	for (c = 0; c < hm->ncells; c++) {
-		prof_buf_addstr(b, c ? "," : "");
-		if (hm->start[c] == hm->start[c + 1]) {
-			prof_buf_addch(b, '0');
-			continue;
-		}
-		prof_buf_addf(b, "[%lu", hm->cells[c].samples);
+		uint32_t prev = 0;
+
+		add_packed(b, hm->start[c + 1] - hm->start[c]);
 		for (i = hm->start[c]; i < hm->start[c + 1]; i++) {
-			prof_format_count(num, hm->stacks[i].weight);
-			prof_buf_addf(b, ",%u,%s", p->stack_ix[hm->stacks[i].id], num);
+			add_packed(b, p->stack_ix[hm->stacks[i].id] - prev);
+			prev = p->stack_ix[hm->stacks[i].id];
+			x = roundl(hm->stacks[i].weight * scale);
+			add_packed(b, x > 0 ? (x < 0x1p64L ? (uint64_t)x : UINT64_MAX) : 0);
 		}
-		prof_buf_addch(b, ']');
 		if (c % 64 == 63)
-			prof_buf_addch(b, '\n');
+			prof_buf_addstr(b, "\\\n");
 		flush_some(p, 0);
 	}
-	prof_buf_addstr(b, "]};\n");
+	prof_buf_addstr(b, "\"};\n");
 }
 
 int prof_flame_heatmap_write_page(const struct prof_heatmap *hm,
@@ -377,7 +441,7 @@ int prof_flame_heatmap_write_page(const struct prof_heatmap *hm,
 		return p.r;
 	}
 	index_stacks(&p);
-	prof_buf_addstr(&p.b, "<style>\n#cells rect{cursor:pointer}\n"
+	prof_buf_addstr(&p.b, "<style>\n#cells{cursor:pointer}\n"
 		       "#selection rect{fill:#0050d0;fill-opacity:0.15;stroke:#0050d0;stroke-width:2;"
 		       "pointer-events:none}\n"
 		       "#rangetitle{text-anchor:middle;font-size:");

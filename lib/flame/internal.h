@@ -95,6 +95,26 @@ struct prof_flame_heatmap_opts;
 int prof_flame_heatmap_write_page(const struct prof_heatmap *hm,
 				  const struct prof_flame_heatmap_opts *o, struct prof_output *out);
 
+/*
+ * The heat map's cells (heatmap_cells.c): the grid's top left corner,
+ * a cell's size, the document's size and the heaviest cell's weight (> 0).
+ */
+struct prof_flame_heatmap_grid {
+	double left, top, cw, ch, width, height, maxw;
+};
+/*
+ * Write hm's cells (a path per colour in <g id="cells">), the table of
+ * their tooltips and the script that shows a hovered cell's tooltip and
+ * defines profHeatmap. Returns 0, or -1 on a write error.
+ */
+int prof_flame_heatmap_write_cells(const struct prof_heatmap *hm,
+				   const struct prof_flame_heatmap_opts *o,
+				   const struct prof_flame_heatmap_grid *g, struct prof_output *out);
+/* The colour of a cell of weight fraction f in [0, 1]: white to dark red. */
+uint32_t prof_flame_heatmap_color(double f);
+/* A weight as a tooltip says it: "%.2f ms" for unit ns, else the count and unit (escaped). */
+void prof_flame_heatmap_add_weight(struct prof_buf *b, double v, const char *unit);
+
 /* Whether white labels read better than black ones on fill 0xRRGGBB (svg.c). */
 int prof_flame_dark(uint32_t rgb);
 

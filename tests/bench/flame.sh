@@ -11,12 +11,8 @@
 # Targets (issue 3): >= 100 MB/s of folded input, RSS <= 1/4 of
 # flamegraph.pl's, SVG no larger than flamegraph.pl's at the same minwidth.
 #
-# Then the subsecond heat map's HTML page (issue 18) of a 10-minute
-# recording (600 s x 50 buckets of 20 ms, 1 sample a ms, a few hundred
-# distinct stacks; HEATMAP_SECONDS changes the length): generation time,
-# RSS, page size and how much of it is the per-cell stack data; with
-# chromium, the time the page takes to draw the flame graph of the whole
-# recording (every cell summed) when its first and last cells are clicked.
+# The subsecond heat map's HTML page of a 10-minute recording is measured
+# by tests/bench/heatmap.sh.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BENCH=flame.sh
@@ -54,66 +50,6 @@ report() {
 }
 report profflame
 
-# heatmap_bench: the heat map page of a long recording (see the top)
-heatmap_bench() {
-	secs=${HEATMAP_SECONDS:-600}
-	# 1 sample a ms; 320 stacks of depth 8 to 23 (40 per phase of 8, the phase
-	# changing every 3 s), picked by an LCG, weights near 1 ms as cpu-clock's
-	awk -v secs="$secs" 'BEGIN {
-		print "# source=profrec event=cpu-clock unit=ns"
-		print "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack"
-		x = 12345
-		for (ms = 0; ms < secs * 1000; ms++) {
-			x = (x * 1103515245 + 12345) % 2147483648
-			id = int(ms / 3000) % 8 * 40 + int(x / 65536) % 40
-			st = ""
-			if (!(id in seen)) {
-				seen[id] = 1
-				st = "main;run;module" int(id / 40)
-				for (d = 0; d < 5 + id % 16; d++)
-					st = st ";fn_" (id * 7 + d * 13) % 97 "_" d
-			}
-			printf "%.0f\t1\t1\tapp\t0\tcpu-clock\t%d\t%d\t%s\n", ms * 1000000, 999000 + int(x / 65536) % 2000, id, st
-		}
-	}' >"$WORK/rec.tsv"
-	for r in 1 2 3; do
-		bench_measure heatmap "$BIN/profflame" --heatmap --format html "$WORK/rec.tsv"
-	done
-	read -r wall user sys rss <"$WORK/heatmap.best"
-	size=$(wc -c <"$WORK/heatmap.out")
-	data=$(sed -n '/^var HM = /,/^function profFlame/p' "$WORK/heatmap.out" | wc -c)
-	echo "heat map html: ${secs} s x 50 buckets, $(($(wc -l <"$WORK/rec.tsv") - 2)) samples, $(grep -c '	[^	]*;' "$WORK/rec.tsv") stacks:" \
-		"wall $wall s, cpu $(echo "$user $sys" | awk '{ print $1 + $2 }') s, RSS $((rss / 1024)) MB," \
-		"page $(awk -v b="$size" 'BEGIN { printf "%.2f", b / 1e6 }') MB (per-cell stack data $(awk -v b="$data" 'BEGIN { printf "%.2f", b / 1e6 }') MB)"
-	chromium=
-	for c in chromium chromium-browser google-chrome; do
-		command -v "$c" >/dev/null 2>&1 && { chromium=$c; break; }
-	done
-	[ -n "$chromium" ] || { echo "heat map page in a browser: no chromium installed"; return 0; }
-	last=$((secs - 1))
-	{ sed '/<\/body>/,$d' "$WORK/heatmap.out"; cat <<JS; } >"$WORK/page.html"
-<script>
-window.addEventListener("load", function () {
-  function cell(s, b) { return document.querySelector('#cells rect[data-s="' + s + '"][data-b="' + b + '"]'); }
-  function click(el) { ["mousedown", "mouseup", "click"].forEach(function (t) { el.dispatchEvent(new MouseEvent(t, { bubbles: true })); }); }
-  var t0 = performance.now();
-  click(cell(0, 0)); click(cell($last, 49));
-  var t1 = performance.now(), pre = document.createElement("pre");
-  pre.id = "result";
-  pre.textContent = "load " + Math.round(t0) + " ms, whole range drawn in " + Math.round(t1 - t0) + " ms, " +
-    document.querySelectorAll("#range #frames > g").length + " frames";
-  document.body.appendChild(pre);
-});
-</script>
-</body>
-</html>
-JS
-	res=$(timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$WORK/chromium" \
-		--dump-dom "file://$WORK/page.html" 2>/dev/null | sed -n 's/.*<pre id="result">\([^<]*\)<.*/\1/p')
-	echo "heat map page in $chromium: ${res:-did not run}"
-}
-heatmap_bench
 [ -n "$FLAMEGRAPH_DIR" ] || { echo "(FLAMEGRAPH_DIR not set: flamegraph.pl not run)"; exit 0; }
 report flamegraph.pl
 read -r pw pu ps prss <"$WORK/profflame.best"

@@ -45,6 +45,17 @@ static void add(struct prof_stacks *t, const char *a, const char *b, prof_weight
 	prof_stacks_add(t, f, depth, &w);
 }
 
+/* base: main;a 30, main;b 10; new: main;a 60, main;c 20 */
+static void two_profiles(struct prof_stacks *b, struct prof_stacks *nw)
+{
+	prof_stacks_init(b, 1);
+	prof_stacks_init(nw, 1);
+	add(b, "main", "a", 30);
+	add(b, "main", "b", 10);
+	add(nw, "main", "a", 60);
+	add(nw, "main", "c", 20);
+}
+
 int main(void)
 {
 	struct prof_table base, new;
@@ -154,13 +165,9 @@ int main(void)
 		struct prof_functions f;
 		struct prof_functions_opts fo = { 0 };
 
-		prof_stacks_init(&b, 1);
-		prof_stacks_init(&nw, 1);
-		add(&b, "main", "a", 30);
-		add(&b, "main", "b", 10);
-		add(&nw, "main", "a", 60);
-		add(&nw, "main", "c", 20);
+		two_profiles(&b, &nw);
 		prof_functions_compare(&b, &nw, &fo, &f);
+		CHECK(prof_stacks_count(&b) == 0 && prof_stacks_count(&nw) == 0);	/* released */
 		CHECK(f.n == 3);	/* a, b, c; main has no self weight */
 		CHECK_STR(f.rows[0].function, "b");	/* 25% -> 0%: the largest move */
 		CHECK(f.rows[0].verdict == PROF_CHANGE_REMOVED);
@@ -172,6 +179,7 @@ int main(void)
 		}
 		prof_functions_free(&f);
 		fo.raw = 1;
+		two_profiles(&b, &nw);
 		prof_functions_compare(&b, &nw, &fo, &f);
 		CHECK_STR(f.rows[0].function, "a");	/* +30 raw */
 		CHECK(f.rows[0].ratio == 2 && f.rows[0].delta_pct == 100 &&
@@ -179,11 +187,44 @@ int main(void)
 		prof_functions_free(&f);
 		fo.raw = 0;
 		fo.min_delta = 30;
+		two_profiles(&b, &nw);
 		prof_functions_compare(&b, &nw, &fo, &f);
 		CHECK(f.n == 0);	/* b moved 25 points, c 25 */
 		prof_functions_free(&f);
 		prof_stacks_release(&b);
 		prof_stacks_release(&nw);
+	}
+	TEST("functions: matched by name across the tables; a name base holds without weight") {
+		struct prof_stacks b, nw;
+		struct prof_functions f;
+		struct prof_functions_opts fo = { .raw = 1 };
+		size_t seen = 0;
+
+		prof_stacks_init(&b, 1);
+		prof_stacks_init(&nw, 1);
+		add(&b, "main", "z", 0);	/* z interned in base, no weight */
+		add(&b, "main", "a\033b", 5);	/* shown as "a b", its own row */
+		add(&b, "main", "a b", 3);
+		add(&nw, "x", NULL, 1);		/* frame ids differ between the tables */
+		add(&nw, "main", "a b", 7);
+		add(&nw, "main", "z", 4);
+		prof_functions_compare(&b, &nw, &fo, &f);
+		CHECK(f.n == 4);
+		for (size_t i = 0; i < f.n; i++) {
+			const struct prof_function_change *r = &f.rows[i];
+
+			if (!strcmp(r->function, "z"))
+				seen += r->base_self == 0 && r->new_self == 4 && r->verdict == PROF_CHANGE_ADDED;
+			else if (!strcmp(r->function, "x"))
+				seen += r->new_self == 1 && r->base_total == 0;
+			else if (!strcmp(r->function, "a b") && r->base_self == 5)
+				seen += r->new_self == 0 && r->verdict == PROF_CHANGE_REMOVED;
+			else if (!strcmp(r->function, "a b"))
+				seen += r->base_self == 3 && r->new_self == 7 && r->new_total == 7;
+		}
+		CHECK(seen == 4);
+		CHECK(f.base_whole == 8 && f.new_whole == 12);
+		prof_functions_free(&f);
 	}
 	unlink(path_buf[0]);
 	unlink(path_buf[1]);

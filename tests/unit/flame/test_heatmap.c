@@ -1,9 +1,9 @@
 /*
  * lib/flame/heatmap.c: proffold-heatmap TSV read back into cells (bucket
  * from the metadata or the offsets, other events skipped, malformed rows
- * and foreign input refused), the drawn document (one rect per cell,
- * colours darker with weight, tooltips, escaping), and the HTML page of
- * a recording: its range selection data.
+ * and foreign input refused), the drawn document (a path per colour,
+ * colours darker with weight, the tooltips' table, escaping), and the
+ * HTML page of a recording: its range selection data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +17,26 @@
 #include "io/input.h"
 #include "../unit.h"
 
-/* The green component of the fill of cell (s, b) in svg; -1 if none. */
-static int green_of(const char *svg, int s, int b)
+/*
+ * The green component of the fill of the path that draws a rectangle
+ * from (x, y) in svg (a cell, or the first of a run down a column); -1
+ * if none does (a white cell: the grid's background).
+ */
+static int green_of(const char *svg, int x, int y)
 {
 	char key[64];
-	const char *p;
+	const char *p, *end;
 	unsigned c;
 
-	snprintf(key, sizeof(key), "\" data-s=\"%d\" data-b=\"%d\"", s, b);
-	p = strstr(svg, key);
-	if (!p || p - svg < 7 || sscanf(p - 6, "%6x", &c) != 1)
-		return -1;
-	return (int)((c >> 8) & 0xff);
+	snprintf(key, sizeof(key), "M%d %dh", x, y);
+	for (p = strstr(svg, "<path fill=\"#"); p; p = strstr(end, "<path fill=\"#")) {
+		end = strstr(p, "/>");
+		if (!end)
+			return -1;
+		if (sscanf(p + 13, "%6x", &c) == 1 && strstr(p, key) && strstr(p, key) < end)
+			return (int)((c >> 8) & 0xff);
+	}
+	return -1;
 }
 
 #define HEADER "second\toffset_ms\tevent\tsamples\tweight\n"
@@ -97,7 +105,7 @@ int main(void)
 		free(bad);
 	}
 
-	TEST("drawing: a rect per cell, darker with weight, tooltips, escaped names") {
+	TEST("drawing: a path per colour, darker with weight, the tooltips' table, escaped names") {
 		char *in = unit_temp_file("# bucket_ms=500 unit=ns\n" HEADER
 				     "0\t0\t<e>&\"\t1\t1000000\n0\t500\t<e>&\"\t0\t0\n"
 				     "1\t0\t<e>&\"\t4\t4000000\n1\t500\t<e>&\"\t2\t2000000\n");
@@ -110,16 +118,22 @@ int main(void)
 		prof_flame_opts_init(&fo);
 		CHECK(prof_flame_heatmap_file(in, &fo, 0, out) == 0);
 		svg = prof_read_file(out, &read_len);
-		CHECK(svg && strstr(svg, "<g id=\"cells\">"));
-		CHECK(svg && strstr(svg, "<title>1.000 s - 1.500 s (second 1, 0-500 ms): "
-				    "4 samples, 4.00 ms</title>"));
+		/* 2 s of 2 rows: cells 40 x 20 from (84, 60), under a white grid */
+		CHECK(svg && strstr(svg, "<g id=\"cells\">\n<rect x=\"84\" y=\"60\" width=\"80\" "
+				    "height=\"40\" fill=\"#ffffff\"/>\n<path fill="));
+		/* no <title> per cell: the script builds the tooltip from the table */
+		CHECK(svg && !strstr(svg, "<title>"));
+		CHECK(svg && strstr(svg, "\nrows: [[\"000\",\"500\",0,\"0-500\"],"
+				    "[\"500\",\"000\",1,\"500-1000\"]],\nn: [1,0,4,2],\n"
+				    "w: \"1.00 0.00 4.00 2.00\"};\nvar profHeatmap = "));
+		CHECK(svg && strstr(svg, "unit: \" ms\""));
 		CHECK(svg && strstr(svg, "event: &lt;e&gt;&amp;&quot;"));
 		CHECK(svg && !strstr(svg, "<e>"));
 		/* weights 0 < 1 < 2 < 4 ms: green strictly decreasing */
-		CHECK(svg && green_of(svg, 0, 1) == 255);
-		CHECK(svg && green_of(svg, 0, 1) > green_of(svg, 0, 0));
-		CHECK(svg && green_of(svg, 0, 0) > green_of(svg, 1, 1));
-		CHECK(svg && green_of(svg, 1, 1) > green_of(svg, 1, 0));
+		CHECK(svg && green_of(svg, 84, 80) == -1);
+		CHECK(svg && green_of(svg, 84, 60) > green_of(svg, 124, 80));
+		CHECK(svg && green_of(svg, 124, 80) > green_of(svg, 124, 60));
+		CHECK(svg && green_of(svg, 124, 60) == 0x14);
 		CHECK(svg && strstr(svg, ">4.00 ms (the heaviest cell)</text>"));
 		free(svg);
 		unlink(in);
@@ -150,12 +164,38 @@ int main(void)
 		/* names in byte order, each once; the root x is the comm */
 		CHECK(script && strstr(script, "\nnames: [\"\\u003c/script\\u003e\\u003cc\\u003e\",\"a\",\"b\",\"x\"],"));
 		CHECK(script && strstr(script, "\nstacks: [[3,1,2],[3,1,0]],"));
-		/* cell 0: 3 samples, a;b 12, a;<c> 11; cell 1 empty; cell 2: a;b 13; the
-		 * rest of the second's 50 cells empty */
-		CHECK(script && strstr(script, "\ncells: [[3,0,12,1,11],0,[1,0,13],0,0,0,"));
-		CHECK(script && strstr(script, ",0,0,0]};\nfunction profFlame(fr, C) {"));
+		/* cell 0: 2 pairs, a;b 12, a;<c> 11 (index 0, then +1); cell 1 none;
+		 * cell 2: a;b 13; the rest of the second's 50 cells none. Base-32
+		 * digits, a number's last from "g..._" (g = 0) */
+		CHECK(script && strstr(script, "\nnpairs: 3, scale: 1e0,\ncells: \"igshrghgtggg"));
+		CHECK(script && strstr(script, "ggg\"};\nfunction profFlame(fr, C) {"));
+		/* the samples per cell are the tooltips' */
+		CHECK(html && strstr(html, "\nn: [3,0,1,0,0,"));
 		CHECK(script && strstr(script, "input: \""));
 		CHECK(html && !strstr(html, "<c>"));
+		free(html);
+		unlink(in);
+		unlink(out);
+		free(in);
+		free(out);
+	}
+	TEST("a recording as HTML: fractional weights in the power of ten that makes them integers") {
+		char *in = unit_temp_file("time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\n"
+				     "1000000\t1\t1\tx\t0\tcpu-clock\t1.5\t1\ta;b\n"
+				     "2000000\t1\t1\tx\t0\tcpu-clock\t0.25\t2\ta;c\n"
+				     "45000000\t1\t1\tx\t0\tcpu-clock\t3\t1\t\n");
+		char *out = strdup("/tmp/test_heatmap_html.XXXXXX"), *html;
+		size_t read_len;
+		struct prof_flame_opts fo;
+		int fd = mkstemp(out);
+
+		close(fd);
+		prof_flame_opts_init(&fo);
+		fo.html = 1;
+		CHECK(prof_flame_heatmap_file(in, &fo, 0, out) == 0);
+		html = prof_read_file(out, &read_len);
+		/* 150 = 4 * 32 + 22 ("E2"), 25 ("5"), 300 = 9 * 32 + 12 ("Js") */
+		CHECK(html && strstr(html, "\nnpairs: 3, scale: 1e2,\ncells: \"igE2h5ghgJsggg"));
 		free(html);
 		unlink(in);
 		unlink(out);
