@@ -4,10 +4,13 @@
  * formats/heatmap.c, are written into the page once: frame names
  * interned (each distinct name once, in byte order, with its colour),
  * stacks as arrays of name indices (each distinct stack once), and per
- * cell its samples and (stack, weight) pairs. The page's script sums a
- * range's cells, lays the sum out as flame.h describes (children by name,
- * frames under the minimum width dropped) and builds the same markup as
- * svg.c, which the flame graph's own script (script.c) then drives.
+ * cell its (stack, weight) pairs, packed in one string that the script
+ * decodes on the first selection (its samples are the tooltips' table,
+ * heatmap_cells.c, whose profHeatmap also locates the cells). The script
+ * sums a range's cells, lays the sum out as flame.h describes (children
+ * by name, frames under the minimum width dropped) and builds the same
+ * markup as svg.c, which the flame graph's own script (script.c) then
+ * drives.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -354,7 +357,7 @@ static void add_packed(struct prof_buf *b, uint64_t v)
  */
 static int weight_exponent(const struct prof_heatmap *hm, size_t *pairs)
 {
-	prof_weight max = 0, x;
+	prof_weight max = 0, x, p10;
 	size_t i;
 	int e;
 
@@ -363,9 +366,10 @@ static int weight_exponent(const struct prof_heatmap *hm, size_t *pairs)
 		if (hm->stacks[i].weight > max)
 			max = hm->stacks[i].weight;
 	for (e = 0; e < 15 && max * powl(10, e + 1) < 0x1p53L; e++) {
+		p10 = powl(10, e);
 		for (i = 0; i < *pairs; i++) {
-			x = hm->stacks[i].weight * powl(10, e);
-			if (fabsl(x - roundl(x)) > 1e-6L * powl(10, e))
+			x = hm->stacks[i].weight * p10;
+			if (fabsl(x - roundl(x)) > 1e-6L * p10)
 				break;
 		}
 		if (i == *pairs)
