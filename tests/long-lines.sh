@@ -72,6 +72,34 @@ for j in 1 4; do
 	fi
 done
 
+# the imported formats (gdb, eu-stack, DTrace, bpftrace) are read through
+# the same cap: a long second line reported, the rest folded as without it
+huge=$(head -c 5000 /dev/zero | tr '\0' x)
+for f in gdb-bt.txt eustack.txt dtrace.txt bpftrace.txt; do
+	{ sed -n 1p "$DATA/$f"; printf '%s\n' "$huge"; sed -n '2,$p' "$DATA/$f"; } >"$TMP/long-$f"
+	"$BIN/proffold" "$DATA/$f" >"$TMP/want-$f"
+	run env PROFTOOLS_MAX_LINE=4096 "$BIN/proffold" "$TMP/long-$f"
+	if [ "$STATUS" = 1 ] && cmp -s "$TMP/stdout" "$TMP/want-$f" &&
+	   [ "$(cat "$TMP/stderr")" = "proffold: $TMP/long-$f:2: line longer than 4096 bytes (PROFTOOLS_MAX_LINE raises the cap)" ]; then
+		pass "proffold: $f: the long line reported at its line, the rest folded, exit 1"
+	else
+		fail "proffold: $f long line" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+done
+# ... in bounded memory (the whole input was once held: out of memory)
+if [ -z "$SANITIZE" ]; then
+	STATUS=0
+	( ulimit -v 150000
+	  { cat "$DATA/gdb-bt.txt"; head -c 300M /dev/zero; printf '\n'; } |
+		"$BIN/proffold" /dev/stdin >"$TMP/stdout" 2>"$TMP/stderr" ) || STATUS=$?
+	if [ "$STATUS" = 1 ] && cmp -s "$TMP/stdout" "$TMP/want-gdb-bt.txt" &&
+	   grep -q '^proffold: /dev/stdin:[0-9]*: line longer than 16777216 bytes' "$TMP/stderr"; then
+		pass "proffold: gdb backtraces then a 300 MB line, within 150 MB of address space"
+	else
+		fail "proffold: gdb backtraces, bounded memory" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+
 # prof_lines readers (profflame --nameattr's file)
 printf 'main\ttitle=hello\n%s\ttitle=x\n' "$long" >"$TMP/attrs"
 check_error "profflame --nameattr: a long line of the attribute file reported, exit 1" 1 \

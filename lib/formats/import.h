@@ -138,8 +138,11 @@ int prof_import_read_text(struct prof_import *imp, enum prof_profile_format f, c
 
 /*
  * Read the whole input r in format f into imp (set up by the caller).
- * Returns 0, or -1 if the input could not be read to its end or anything
- * was malformed (reported; what was valid is kept).
+ * The text formats are gathered line by line under io/input.h's line cap
+ * (a longer line is reported, left out, and fails the read); speedscope
+ * JSON, one document and often one line, is held whole. Returns 0, or -1
+ * if the input could not be read to its end, had a line over the cap, or
+ * anything was malformed (reported; what was valid is kept).
  */
 int prof_import_read(struct prof_import *imp, enum prof_profile_format f,
 		     struct prof_chunks *r);

@@ -4,6 +4,7 @@
  * on itself.
  */
 #include <stdlib.h>
+#include "base/buf.h"
 #include "formats/dtrace.h"
 #include "formats/eustack.h"
 #include "formats/gdbbt.h"
@@ -67,13 +68,32 @@ int prof_import_read_text(struct prof_import *imp, enum prof_profile_format f, c
 	return rval;
 }
 
+/*
+ * The lines of r, gathered: the line cap applies (a longer line is
+ * reported and handed over empty, so line numbers stay right).
+ */
+static char *read_lines(struct prof_chunks *r, size_t *len)
+{
+	struct prof_buf all = PROF_BUF_INIT;
+	size_t n;
+	int last;
+	char *block;
+
+	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &n, &last)) != NULL) {
+		prof_buf_add(&all, block, n);
+		prof_chunks_recycle(r, block);
+	}
+	return prof_buf_detach(&all, len);
+}
+
 int prof_import_read(struct prof_import *imp, enum prof_profile_format f,
 		     struct prof_chunks *r)
 {
 	size_t len;
-	char *buf = prof_chunks_read_all(r, &len);
+	/* JSON is one document, often on one line; the text formats are lines */
+	char *buf = f == PROF_PROFILE_SPEEDSCOPE ? prof_chunks_read_all(r, &len) : read_lines(r, &len);
 	int rval = prof_import_read_text(imp, f, buf, len);
 
 	free(buf);
-	return prof_chunks_failed(r) ? -1 : rval;
+	return prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : rval;
 }
