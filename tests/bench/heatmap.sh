@@ -111,7 +111,9 @@ window.addEventListener("load", function () {
 </body>
 </html>
 JS
-best=
+# each round's "load L ms; tooltip in T ms: TEXT; whole range drawn in R ms,
+# N frames"; the least of each time is kept (noisy on a shared host)
+: >"$WORK/loads"
 r=1
 while [ $r -le "$LOAD_ROUNDS" ]; do
 	rm -rf "$WORK/chromium"
@@ -119,12 +121,16 @@ while [ $r -le "$LOAD_ROUNDS" ]; do
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$WORK/chromium" \
 		--dump-dom "file://$WORK/page.html" 2>/dev/null | sed -n 's/.*<pre id="result">\([^<]*\)<.*/\1/p')
 	[ -n "$res" ] || { echo "heat map page in $chromium: did not run"; exit 1; }
-	ms=${res#load }
-	ms=${ms%% ms*}
-	if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; bestres=$res; fi
+	echo "$res" >>"$WORK/loads"
 	r=$((r + 1))
 done
-echo "page in $chromium (best of $LOAD_ROUNDS): $bestres"
+best=$(sed 's/^load \([0-9]*\) ms.*/\1/' "$WORK/loads" | sort -n | head -n 1)
+tip=$(sed 's/.*; tooltip in \([0-9.]*\) ms.*/\1/' "$WORK/loads" | sort -n | head -n 1)
+range=$(sed 's/.*whole range drawn in \([0-9]*\) ms.*/\1/' "$WORK/loads" | sort -n | head -n 1)
+echo "page in $chromium (least of $LOAD_ROUNDS loads): load $best ms, first tooltip $tip ms," \
+	"whole range selected and drawn $range ms"
+echo "tooltip of cell (1, 1): $(sed -n '1s/.*; tooltip in [0-9.]* ms: \(.*\); whole range.*/\1/p' "$WORK/loads")"
+echo "range graph: $(sed -n '1s/.*ms, \([0-9]* frames\)$/\1/p' "$WORK/loads")"
 [ "$best" -lt 1500 ] || missed="$missed load-time"
 [ -z "$missed" ] || { echo "$BENCH: missed:$missed (targets: load < 1500 ms, no <title> per cell)"; exit 1; }
 echo "targets met: load < 1500 ms, no <title> per cell"
