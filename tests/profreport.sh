@@ -112,7 +112,29 @@ if grep -q '<pre>first line$' "$L/index.html" && grep -q '^last line$' "$L/index
 else
 	fail "good lines kept" "$(grep -c . "$L/index.html") lines in the page"
 fi
-rm -f "$L/run.meta" "$L/memory.log" "$L/cpu.top.tsv"
+# ... in bounded memory: 300 MB lines (sparse files: no disk used) through
+# 150 MB of address space (each file was once read whole: out of memory)
+if [ -z "$SANITIZE" ]; then
+	printf '# command=app status=0\n' >"$L/run.meta"
+	printf 'first line\n' >"$L/memory.log"
+	printf 'function\tself\nparse\t10\n' >"$L/cpu.top.tsv"
+	for f in run.meta memory.log cpu.top.tsv; do
+		truncate -s 300M "$L/$f"
+		printf '\n' >>"$L/$f"
+	done
+	printf 'last line\n' >>"$L/memory.log"
+	printf 'render\t7\n' >>"$L/cpu.top.tsv"
+	STATUS=0
+	( ulimit -v 150000; "$R" "$L" >"$TMP/stdout" 2>"$TMP/stderr" ) || STATUS=$?
+	if [ "$STATUS" = 1 ] && [ "$(grep -c 'line longer than 16777216 bytes' "$TMP/stderr")" = 3 ] &&
+		grep -q '^last line$' "$L/index.html" && grep -q '<td>render</td>' "$L/index.html" &&
+		grep -q '<title>proftools report: app</title>' "$L/index.html"; then
+		pass "300 MB lines in run.meta, a log and a table within 150 MB of address space"
+	else
+		fail "bounded memory" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+rm -f "$L/run.meta" "$L/memory.log" "$L/cpu.top.tsv" "$L/index.html"
 cp "$D/cpu.svg" "$L/cpu.svg"
 truncate -s 65M "$L/cpu-huge.svg"	# sparse: no disk used
 run "$R" "$L"
