@@ -15,9 +15,10 @@
  * Every importer reads one whole input held in memory (these outputs are
  * small next to perf script text, and their records span lines or, for
  * JSON, the whole file), NUL-terminated and writable (lines are cut in
- * place); io/chunk.h's line cap does not apply (a speedscope file is often
- * one line). Frames are added to the stack table root first, as folded
- * stacks hold them, whatever order the input lists them in.
+ * place). The text formats are gathered under io/chunk.h's line cap; a
+ * speedscope file, often one line, is held whole up to PROF_MAX_DOCUMENT
+ * (prof_import_read()). Frames are added to the stack table root first,
+ * as folded stacks hold them, whatever order the input lists them in.
  *
  * Errors: a malformed line or value is reported as "prog: name:line:
  * what" (JSON: "prog: name:line:column: what"), the first ten per input,
@@ -140,9 +141,11 @@ int prof_import_read_text(struct prof_import *imp, enum prof_profile_format f, c
  * Read the whole input r in format f into imp (set up by the caller).
  * The text formats are gathered line by line under io/input.h's line cap
  * (a longer line is reported, left out, and fails the read); speedscope
- * JSON, one document and often one line, is held whole. Returns 0, or -1
- * if the input could not be read to its end, had a line over the cap, or
- * anything was malformed (reported; what was valid is kept).
+ * JSON, one document and often one line, is held whole, up to
+ * PROF_MAX_DOCUMENT bytes (a larger one is reported and not read).
+ * Returns 0, or -1 if the input could not be read to its end, had a line
+ * over the cap, was too large, or anything was malformed (reported; what
+ * was valid is kept).
  */
 int prof_import_read(struct prof_import *imp, enum prof_profile_format f,
 		     struct prof_chunks *r);

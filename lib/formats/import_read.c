@@ -91,9 +91,13 @@ int prof_import_read(struct prof_import *imp, enum prof_profile_format f,
 {
 	size_t len;
 	/* JSON is one document, often on one line; the text formats are lines */
-	char *buf = f == PROF_PROFILE_SPEEDSCOPE ? prof_chunks_read_all(r, &len) : read_lines(r, &len);
-	int rval = prof_import_read_text(imp, f, buf, len);
+	char *buf = f == PROF_PROFILE_SPEEDSCOPE ? prof_chunks_read_all(r, PROF_MAX_DOCUMENT, &len) :
+		    read_lines(r, &len);
+	int rval;
 
+	if (!buf)
+		return -1;
+	rval = prof_import_read_text(imp, f, buf, len);
 	free(buf);
 	return prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : rval;
 }

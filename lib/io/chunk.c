@@ -90,7 +90,7 @@ static void fill(struct prof_chunks *r, char *p, size_t *len, size_t cap, size_t
 	}
 }
 
-char *prof_chunks_read_all(struct prof_chunks *r, size_t *len)
+char *prof_chunks_read_all(struct prof_chunks *r, size_t max, size_t *len)
 {
 	size_t n = r->carry_len, cap = n + ((size_t)1 << 16);
 	char *buf = xmalloc(cap + 1);
@@ -98,12 +98,19 @@ char *prof_chunks_read_all(struct prof_chunks *r, size_t *len)
 	if (n)
 		memcpy(buf, r->carry, n);
 	r->carry_len = 0;
-	while (!r->eof) {
+	while (!r->eof && n <= max) {
 		if (n == cap) {
-			cap *= 2;
+			/* one byte past max tells an input of exactly max from a larger one */
+			cap = cap > max / 2 ? max + 1 : cap * 2;
 			buf = xrealloc(buf, cap + 1);
 		}
 		fill(r, buf, &n, cap, cap);
+	}
+	if (n > max) {
+		prof_warn("%s: larger than %zu bytes", prof_chunks_name(r), max);
+		r->eof = 1;
+		free(buf);
+		return NULL;
 	}
 	buf[n] = '\0';
 	*len = n;

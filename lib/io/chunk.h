@@ -58,14 +58,24 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind,
 		       size_t *len, int *last);
 
 /*
+ * The largest input held whole by prof_chunks_read_all() callers (a JSON
+ * document): 1 GiB, far above any real profile in such a format (parsing
+ * one costs several times its size) yet a bound, so a runaway input fails
+ * instead of taking the machine.
+ */
+#define PROF_MAX_DOCUMENT ((size_t)1 << 30)
+
+/*
  * The rest of the input whole, in one malloc'ed NUL-terminated buffer (its
- * length in *len), for formats that are not lines (JSON, protobuf) or whose
- * records span the input: lines are neither split nor capped (the cap above
- * would drop a one-line JSON document of more than 16 MiB). Bytes peeked
- * come first. On a read error, what came before it (prof_chunks_failed()
+ * length in *len), for formats that are not lines (JSON) or whose records
+ * span the input: lines are neither split nor capped (the cap above would
+ * drop a one-line JSON document of more than 16 MiB). Bytes peeked come
+ * first. At most max bytes: a longer input is reported as "prog: name:
+ * larger than MAX bytes" and NULL returned, having held no more than
+ * max + 64 KiB. On a read error, what came before it (prof_chunks_failed()
  * says so). The reader is then at end of input. The caller frees.
  */
-char *prof_chunks_read_all(struct prof_chunks *r, size_t *len);
+char *prof_chunks_read_all(struct prof_chunks *r, size_t max, size_t *len);
 
 /* Give a block back for reuse (thread-safe; NULL is ignored). */
 void prof_chunks_recycle(struct prof_chunks *r, char *block);

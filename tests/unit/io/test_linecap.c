@@ -183,6 +183,31 @@ int main(void)
 		free(path);
 		free(s);
 	}
+	TEST("prof_chunks_read_all: lines not capped, the whole capped at max") {
+		size_t len = 0, n = 300000;
+		char *s = malloc(n), *path, *got;
+		struct prof_chunks *r;
+
+		memset(s, 'z', n);	/* one line longer than the line cap */
+		path = temp_with(s, n);
+		prof_set_max_line(4096);
+		r = prof_chunks_open(prof_input_open(path), 8192);
+		prof_chunks_peek(r, 100, &len);
+		got = prof_chunks_read_all(r, n, &len);
+		CHECK(got && len == n && memcmp(got, s, n) == 0 && !prof_chunks_too_long(r));
+		free(got);
+		prof_chunks_close(r);
+		r = prof_chunks_open(prof_input_open(path), 8192);
+		CHECK(prof_chunks_read_all(r, n - 1, &len) == NULL);
+		prof_chunks_close(r);
+		r = prof_chunks_open(prof_input_open(path), 8192);
+		prof_chunks_peek(r, 1000, &len);	/* peeked bytes alone over max */
+		CHECK(prof_chunks_read_all(r, 10, &len) == NULL);
+		prof_chunks_close(r);
+		unlink(path);
+		free(path);
+		free(s);
+	}
 	prof_set_max_line(0);
 	return UNIT_RESULT();
 }
