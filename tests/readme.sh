@@ -158,8 +158,8 @@ while IFS= read -r cmd; do
 		status 0 && xml_ok wait.svg && has wait.svg off-CPU || ok=0 ;;
 	'perf record -F 999 -g -- ./app')
 		status 0 && [ -s perf.data ] || { ok=0; why=${why:-"no perf.data"}; } ;;
-	'perf script | bin/proffold >app.folded')
-		status 0 && folded_ok app.folded header && has app.folded work_hot || ok=0 ;;
+	'perf script | bin/proffold >perf.folded')
+		status 0 && folded_ok perf.folded header && has perf.folded work_hot || ok=0 ;;
 	'perf script | bin/proffold --no-header >fg.folded')
 		if status 0 && folded_ok fg.folded noheader; then
 			if [ -f "$FG/stackcollapse-perf.pl" ] && command -v perl >/dev/null 2>&1; then
@@ -180,7 +180,7 @@ while IFS= read -r cmd; do
 		status 0 && folded_ok shallow.folded && { [ -z "$deep" ] || { why="deeper than 20: $deep"; false; }; } || ok=0 ;;
 	'bin/proffold --time-from 0.5s --time-to 1s app.tsv | bin/profflame >window.svg')
 		status 0 && xml_ok window.svg || ok=0 ;;
-	'bin/proffold -j 2 -o both.folded.zst app.folded shallow.folded')
+	'bin/proffold -j 2 -o both.folded.zst app.folded app2.folded')
 		status 0 && zstd -dc both.folded.zst >both.folded 2>/dev/null && folded_ok both.folded header || ok=0 ;;
 	'bin/profflame --heatmap -o heatmap.html both.tsv')
 		status 0 && has heatmap.html '<g id="cells">' && has heatmap.html 'var HM = ' &&
@@ -191,7 +191,7 @@ while IFS= read -r cmd; do
 		status 0 && xml_ok hotcold.svg && has hotcold.svg 'Hot/Cold Flame Graph' && has hotcold.svg work_hot || ok=0 ;;
 	"bin/profflame --title 'my app' --colors java -o app.html app.folded")
 		status 0 && has app.html '<svg' && has app.html 'my app' && has app.html '<html' || ok=0 ;;
-	'bin/profflame --diff -n app.folded shallow.folded >diff.svg')
+	'bin/profflame --diff -n app.folded app2.folded >diff.svg')
 		status 0 && xml_ok diff.svg || ok=0 ;;
 	'bin/profflame --reverse --inverted app.folded >callers.svg')
 		status 0 && xml_ok callers.svg || ok=0 ;;
