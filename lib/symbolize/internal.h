@@ -93,6 +93,13 @@ struct elfobj {
 	int shed;		/* its files closed while idle (prof_sym_obj_shed) */
 };
 
+/*
+ * The addresses the cache may hold after prof_symbolizer_shed_idle():
+ * beyond, it starts again empty (about 12 MB of cache and frames; a
+ * program's hot addresses are far fewer, and come back in one lookup).
+ */
+#define PROF_SYM_CACHE_KEEP (1u << 18)
+
 /* A slot of the address cache: frames pool[first .. first + n). */
 struct cache_ent {
 	uint64_t addr;
@@ -108,6 +115,7 @@ struct prof_symbolizer {
 	size_t nobjs, capobjs;
 	struct cache_ent *cache;	/* open addressing, ncache a power of two */
 	size_t ncache, cache_used;
+	size_t cache_keep;	/* the most prof_symbolizer_shed_idle() leaves in it */
 	struct prof_frame *pool;	/* the frames of every cached address */
 	size_t pool_len, pool_cap;
 	/* kallsyms (kernel.c), or its mapped per-boot cache (disk_cache.c) */

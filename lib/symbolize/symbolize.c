@@ -36,6 +36,7 @@ struct prof_symbolizer *prof_symbolizer_new(const struct prof_sym_options *opts)
 	elf_version(EV_CURRENT);
 	s->ncache = 1024;
 	s->cache = xcalloc(s->ncache, sizeof(*s->cache));
+	s->cache_keep = PROF_SYM_CACHE_KEEP;
 	return s;
 }
 
@@ -57,6 +58,7 @@ void prof_symbolizer_free(struct prof_symbolizer *s)
 	free(s);
 }
 
+
 void prof_symbolizer_shed_idle(struct prof_symbolizer *s, uint64_t idle_ns)
 {
 	uint64_t now = prof_now_ns();
@@ -66,6 +68,11 @@ void prof_symbolizer_shed_idle(struct prof_symbolizer *s, uint64_t idle_ns)
 
 		if (!o->shed && o->bid_len && now - o->used_ns > idle_ns)
 			prof_sym_obj_shed(o);
+	}
+	if (s->cache_used > s->cache_keep) {
+		memset(s->cache, 0, s->ncache * sizeof(*s->cache));
+		s->cache_used = 0;
+		s->pool_len = 0;
 	}
 }
 

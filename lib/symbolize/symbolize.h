@@ -101,8 +101,10 @@ void prof_symbolizer_free(struct prof_symbolizer *s);
  * Close the files of objects that resolved no new address for idle_ns
  * and free what was read from them, so that a long system-wide recording
  * (new programs built and run all day) keeps its memory and descriptors
- * to what is in use. Cached frames stay; an object needed again is
- * reopened, if its file still holds the same build-id.
+ * to what is in use. An object needed again is reopened, if its file
+ * still holds the same build-id. Cached frames stay, unless the cache
+ * has grown past 262,144 addresses: then it starts again empty (frames
+ * returned before are copies, and their strings stay).
  */
 void prof_symbolizer_shed_idle(struct prof_symbolizer *s, uint64_t idle_ns);
 

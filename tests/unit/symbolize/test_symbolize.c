@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "symbolize/symbolize.h"
+#include "symbolize/internal.h"
 #include "../unit.h"
 
 __attribute__((noinline)) int unit_sym_target(int x);
@@ -107,6 +108,23 @@ int main(void)
 		CHECK(n >= 1 && strcmp(f[n - 1].name, "unit_sym_caller") == 0);
 		n = prof_symbolize(s, as, (uintptr_t)getppid, 0, f, 8);
 		CHECK(n >= 1 && strstr(f[n - 1].name, "getppid") != NULL);
+	}
+	TEST("a cache past its bound starts again empty when shedding") {
+		const struct prof_map *m = prof_addrspace_find(as, (uintptr_t)unit_sym_target);
+		size_t i;
+
+		CHECK(s->cache_keep == PROF_SYM_CACHE_KEEP);
+		s->cache_keep = 1000;	/* the default's 262,144 lookups take too long here */
+		CHECK(m != NULL && m->end - m->start > 1100);
+		for (i = 0; m && i < 1100; i++)
+			prof_symbolize(s, as, m->start + i, 0, f, 8);
+		CHECK(s->cache_used > 1000);
+		prof_symbolizer_shed_idle(s, 1000000000000ULL);
+		CHECK(s->cache_used == 0 && s->pool_len == 0);
+		n = prof_symbolize(s, as, (uintptr_t)unit_sym_target + 1, 0, f, 8);
+		CHECK(n >= 1 && strcmp(f[n - 1].name, "unit_sym_target") == 0);
+		CHECK(s->cache_used == 1);
+		s->cache_keep = PROF_SYM_CACHE_KEEP;
 	}
 	TEST("overlapping mapping replaces, clone keeps") {
 		const struct prof_map *m = prof_addrspace_find(as, (uintptr_t)unit_sym_target);
