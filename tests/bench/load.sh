@@ -10,7 +10,8 @@
 #   6. profrec --call-graph dwarf overhead at 999 and 4999 Hz beside
 #      perf record's, in the same run (interleaved, least CPU kept): what
 #      the profiled program pays, and the whole tree's CPU
-#   7. profrec -a for DURATION seconds (default 600): its RSS over time
+#   7. profrec -a for DURATION seconds (default 600) while new programs are
+#      built and run: its RSS and open descriptors over time
 # Targets: dwarf overhead <= 3% at 999 Hz and <= half of perf's at 4999 Hz;
 # constant memory over the -a run; nothing lost that is not reported.
 # Environment: BIN (default bin), BUILD (default build: tests/tools),
@@ -163,30 +164,52 @@ fi
 fi
 
 # ---- 7. a long -a recording keeps constant memory -------------------------------------------------
+# Beside two spinning threads, a new small program (its own build-id and
+# debug information) is built and run about every half second, as on a
+# build host: the symbolizer meets a few thousand binaries, each gone
+# after a second. Its memory and open descriptors must level off.
 if part 7; then
 if "$BIN/profrec" -q -a -d 0.1 -o /dev/null 2>/dev/null; then
 	"$BIN/profrec" -q -a -d "$DURATION" -o "$WORK/all.tsv.zst" &
 	rp=$!
 	"$LOADGEN" spin 2 $((DURATION * 500)) &
 	lp=$!
+	(
+		cd "$WORK" || exit
+		end=$(($(date +%s) + DURATION)) i=0
+		while [ "$(date +%s)" -lt "$end" ]; do
+			printf 'static volatile unsigned long s;\n__attribute__((noinline)) void work_%d(void) { for (unsigned long k = 0; k < 20000000UL; k++) s += k * %d; }\nint main(void) { work_%d(); return 0; }\n' \
+				$i $i $i >churn.c
+			cc -g -O1 -o churn churn.c 2>/dev/null && ./churn
+			i=$((i + 1))
+		done
+		echo $i >churn.count
+	) &
+	cp=$!
 	step=$((DURATION / 10))
 	[ "$step" -lt 1 ] && step=1
-	rss=
+	rss= fds=
 	t=0
 	while kill -0 $rp 2>/dev/null; do
 		v=$(awk '/^VmRSS/ { print $2 }' /proc/$rp/status 2>/dev/null)
-		[ -n "$v" ] && rss="$rss $v"
+		[ -n "$v" ] && rss="$rss $v" fds="$fds $(ls /proc/$rp/fd 2>/dev/null | wc -l)"
 		sleep "$step"
 		t=$((t + step))
 	done
 	wait $rp
 	kill $lp 2>/dev/null
-	wait $lp 2>/dev/null
-	echo "profrec -a -d $DURATION: RSS (KiB) every ${step}s:$rss"
+	wait $lp $cp 2>/dev/null
+	echo "profrec -a -d $DURATION beside $(cat "$WORK/churn.count" 2>/dev/null || echo ?) programs built and run:"
+	echo "  RSS (KiB) every ${step}s:$rss"
+	echo "  open descriptors:$fds"
 	first=$(echo $rss | awk '{ print $2 + 0 }')
 	last=$(echo $rss | awk '{ print $NF + 0 }')
 	echo "  from the second reading $first KiB to the last $last KiB; output $(stat -c %s "$WORK/all.tsv.zst") bytes"
 	awk -v a="$first" -v b="$last" 'BEGIN { exit !(b <= a * 1.25 + 4096) }' || missed="$missed rss"
+	# files idle for 30 s are closed: judged on runs of 2 minutes or more
+	if [ "$DURATION" -ge 120 ]; then
+		echo $fds | awk '{ exit !($NF <= $2 * 1.5 + 16) }' || missed="$missed descriptors"
+	fi
 else
 	echo "profrec -a: not allowed here: skipped"
 fi
