@@ -507,8 +507,13 @@ fi
 run "$P" -o "$TMP/nofp.tsv" -- "$TMP/wlo" -s $SHORT split
 n=$(grep -c 'seems to be built without frame pointers (try --call-graph dwarf)' "$TMP/stderr")
 garbage=$(stacks "$TMP/nofp.tsv" | grep -c '\[unknown\]')
+all=$(stacks "$TMP/nofp.tsv" | wc -l)
 trunc=$(stacks "$TMP/nofp.tsv" | awk -F'\t' '$6 ~ /^\[truncated\];leaf_[ab]$/' | wc -l)
-if [ "$STATUS" = 0 ] && [ "$n" = 1 ] && [ "$garbage" = 0 ] && [ "$trunc" -ge 100 ]; then
+# Garbage frames would be in most samples. A sample taken inside the
+# command's execve has the image before the exec as its user frame, which
+# is [unknown] (1 in 305 samples, once, in a full suite's plain pass):
+# up to 1% is let through.
+if [ "$STATUS" = 0 ] && [ "$n" = 1 ] && [ $((garbage * 100)) -le "$all" ] && [ "$trunc" -ge 100 ]; then
 	pass "-fomit-frame-pointer -O2: said once, stacks [truncated];leaf ($trunc)"
 else
 	fail "-fomit-frame-pointer -O2: said once, stacks [truncated];leaf" "exit $STATUS, said $n times, $garbage [unknown], $trunc truncated: $(head -c 300 "$TMP/stderr")"

@@ -149,6 +149,8 @@ static uint64_t reserve;
  * every descriptor it did not open, or reuse their numbers.
  */
 static int timeline_ok;
+/* One row at a time; after the exit's row, none (timeline_row()). */
+static int tick_busy, timeline_done;
 static char out_dir[4096];
 static char failed_path[4200];		/* PROFHEAP_FAILED: marked when recording fails */
 static char tag[64];
@@ -1647,6 +1649,21 @@ static void tick(void)
 	}
 }
 
+/*
+ * A timeline row, from the timer thread or at exit (final): serialized,
+ * so that a timer row read before the program's last frees cannot land
+ * after the exit's row, which must stay last (it matches the totals).
+ */
+static void timeline_row(int final)
+{
+	spin_lock(&tick_busy);
+	if (!timeline_done) {
+		tick();
+		timeline_done = final;
+	}
+	spin_unlock(&tick_busy);
+}
+
 static void *timer_main(void *arg)
 {
 	sigset_t all;
@@ -1666,7 +1683,7 @@ static void *timer_main(void *arg)
 			;
 		if (!active)
 			continue;
-		tick();
+		timeline_row(0);
 	}
 	return NULL;
 }
@@ -1845,7 +1862,7 @@ static int exec_note(const char *file, int search, char *const envp[])
 		flags |= PH_FLAG_EXEC_NO_FOLLOW;	/* disable_env() dropped the shim */
 	else if (!ph_exec_env_keeps_shim(envp))
 		flags |= PH_FLAG_EXEC_NO_SHIM;
-	tick();
+	timeline_row(0);
 	save_maps();
 	H->end_ns = now_ns();
 	__atomic_fetch_or(&H->flags, flags, RELAXED);
@@ -2116,7 +2133,7 @@ __attribute__((destructor)) static void profheap_fini(void)
 	if (!active)
 		return;
 	T.guard++;
-	tick();
+	timeline_row(1);
 	save_maps();
 	H->end_ns = now_ns();
 	__atomic_fetch_or(&H->flags, PH_FLAG_EXITED, RELAXED);
