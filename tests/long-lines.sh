@@ -39,6 +39,18 @@ else
 fi
 check_error "profcmp: the long line reported, exit 1" 1 'cap.folded:4: line longer than 64 bytes' \
 	env PROFTOOLS_MAX_LINE=64 "$BIN/profcmp" "$TMP/cap.folded" "$TMP/cap.expected"
+# profcmp copies standard input to a temporary file (it reads it twice):
+# a long line only to cap + 1 bytes, so 20 MB of NUL bytes stay under a
+# 32 KiB file-size limit (before, SIGXFSZ: the disk could fill)
+mkdir "$TMP/spool"
+check_error "profcmp - : a long line on stdin is copied to cap + 1 bytes, reported, exit 1" 1 \
+	"^profcmp: $TMP/spool/profcmp\\.[^:]*:1: line longer than 4096 bytes" \
+	sh -c 'ulimit -f 64; head -c 20000000 /dev/zero | TMPDIR="$1" PROFTOOLS_MAX_LINE=4096 "$2" - "$3"' \
+	sh "$TMP/spool" "$BIN/profcmp" "$TMP/cap.expected"
+gzip -c "$TMP/cap.expected" >"$TMP/cap.expected.gz"
+"$BIN/profcmp" "$TMP/cap.expected" "$TMP/cap.expected" | sed 1d >"$TMP/cmp.same"
+check_file "profcmp - : compressed stdin is copied as it is" 0 "$TMP/cmp.same" \
+	sh -c 'PROFTOOLS_MAX_LINE=64 "$1" - "$2" <"$3" | sed 1d' sh "$BIN/profcmp" "$TMP/cap.expected" "$TMP/cap.expected.gz"
 
 # profrec TSV: a long row among good ones
 {

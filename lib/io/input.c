@@ -124,28 +124,33 @@ static ssize_t refill(struct prof_input *in)
 	return r;
 }
 
+/* The compression of a stream that starts with p (its first avail bytes, 4 are enough). */
+static int compression_of(const unsigned char *p, size_t avail)
+{
+	if (avail >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return PROF_COMP_GZIP;
+	if (avail >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
+		return PROF_COMP_ZSTD;
+	if (avail >= 4 && p[0] == 0x04 && p[1] == 0x22 && p[2] == 0x4d && p[3] == 0x18)
+		return PROF_COMP_LZ4;
+	return PROF_COMP_NONE;
+}
+
 static int detect(struct prof_input *in)
 {
-	const unsigned char *p;
-	size_t avail;
-
 	while (in->raw_len - in->raw_pos < 4 && !in->eof)
 		if (refill(in) < 0)
 			return -1;
 	in->detected = 1;
-	p = in->raw + in->raw_pos;
-	avail = in->raw_len - in->raw_pos;
-	if (avail >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-		in->comp = PROF_COMP_GZIP;
+	in->comp = compression_of(in->raw + in->raw_pos, in->raw_len - in->raw_pos);
+	if (in->comp == PROF_COMP_GZIP) {
 		if (inflateInit2(&in->z, 15 + 16) != Z_OK)
 			prof_die("inflateInit2 failed");
-	} else if (avail >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) {
-		in->comp = PROF_COMP_ZSTD;
+	} else if (in->comp == PROF_COMP_ZSTD) {
 		in->zstd = ZSTD_createDCtx();
 		if (!in->zstd)
 			prof_die("out of memory");
-	} else if (avail >= 4 && p[0] == 0x04 && p[1] == 0x22 && p[2] == 0x4d && p[3] == 0x18) {
-		in->comp = PROF_COMP_LZ4;
+	} else if (in->comp == PROF_COMP_LZ4) {
 		if (LZ4F_isError(LZ4F_createDecompressionContext(&in->lz4, LZ4F_VERSION)))
 			prof_die("LZ4F_createDecompressionContext failed");
 	}
@@ -526,10 +531,26 @@ static void remove_spooled(void)
 	free(spooled);
 }
 
+/* write(2) all of buf, or die naming path. */
+static void write_all(int fd, const char *buf, size_t n, const char *path)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, buf + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			prof_die_errno("%s", path);
+		off += (size_t)w;
+	}
+}
+
 char *prof_spool_stdin(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char buf[65536], *path = xasprintf("%s/%s.XXXXXX", dir && *dir ? dir : "/tmp", prof_progname);
+	size_t cap = prof_max_line(), run = 0;	/* bytes since the last newline */
+	int first = 1, plain = 1;
 	ssize_t n;
 	int fd = mkstemp(path);
 
@@ -540,17 +561,33 @@ char *prof_spool_stdin(void)
 	spooled = xreallocarray(spooled, nspooled + 1, sizeof(*spooled));
 	spooled[nspooled++] = path;
 	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		size_t i = 0, from = 0;
+
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			prof_die_errno("<stdin>");
-		for (ssize_t off = 0, w; off < n; off += w) {
-			w = write(fd, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				w = 0;
-			else if (w < 0)
-				prof_die_errno("%s", path);
+		if (first)
+			plain = compression_of((unsigned char *)buf, (size_t)n) == PROF_COMP_NONE;
+		first = 0;
+		/*
+		 * A line of plain text over the cap is kept to cap + 1 bytes,
+		 * enough for the reader to say it is too long, so that /dev/zero
+		 * cannot fill the disk. Compressed input is copied as it is.
+		 */
+		while (plain && i < (size_t)n) {
+			char *nl = memchr(buf + i, '\n', (size_t)n - i);
+			size_t c = nl ? (size_t)(nl - (buf + i)) : (size_t)n - i;
+			size_t room = run > cap ? 0 : cap + 1 - run;
+
+			if (c > room) {
+				write_all(fd, buf + from, i + room - from, path);
+				from = i + c;	/* the excess dropped, the newline kept */
+			}
+			run = nl ? 0 : run + c;
+			i += c + (nl ? 1 : 0);
 		}
+		write_all(fd, buf + from, (size_t)n - from, path);
 	}
 	if (close(fd) < 0)
 		prof_die_errno("%s", path);
