@@ -215,7 +215,7 @@ static int units_match(const struct config *c, const struct prof_meta m[2])
 
 	if (u0 && u1 && strcmp(u0, u1)) {
 		prof_warn("%s is in %s, %s in %s: profiles of different units do not compare",
-			  c->paths[0], u0, c->paths[1], u1);
+			  prof_input_display_name(c->paths[0]), u0, prof_input_display_name(c->paths[1]), u1);
 		return 0;
 	}
 	return 1;
@@ -266,8 +266,8 @@ static int compare_profiles(const struct config *c)
 		goto out;
 	}
 	prof_meta_set(&out_meta, "source", "profcmp");
-	prof_meta_set(&out_meta, "base", c->paths[0]);
-	prof_meta_set(&out_meta, "new", c->paths[1]);
+	prof_meta_set(&out_meta, "base", prof_input_display_name(c->paths[0]));
+	prof_meta_set(&out_meta, "new", prof_input_display_name(c->paths[1]));
 	if (prof_meta_get(&m[0], "unit") || prof_meta_get(&m[1], "unit"))
 		prof_meta_set(&out_meta, "unit", prof_meta_get(&m[prof_meta_get(&m[0], "unit") ? 0 : 1], "unit"));
 	o = open_output(c);
@@ -339,8 +339,8 @@ static int compare_tables(const struct config *c)
 	if (bad[0] || bad[1])
 		rval = PROF_EXIT_FAIL;
 	prof_meta_set(&meta, "source", "profcmp");
-	prof_meta_set(&meta, "base", c->paths[0]);
-	prof_meta_set(&meta, "new", c->paths[1]);
+	prof_meta_set(&meta, "base", prof_input_display_name(c->paths[0]));
+	prof_meta_set(&meta, "new", prof_input_display_name(c->paths[1]));
 	o = open_output(c);
 	if (!o) {
 		rval = PROF_EXIT_FAIL;
@@ -374,8 +374,9 @@ int main(int argc, char **argv)
 		tables[side] = c.force_table || prof_table_looks_like(c.paths[side]);
 	}
 	if (tables[0] != tables[1]) {
-		prof_warn("%s is a %s, %s a %s: they do not compare", c.paths[0],
-			  tables[0] ? "table" : "profile", c.paths[1], tables[1] ? "table" : "profile");
+		prof_warn("%s is a %s, %s a %s: they do not compare", prof_input_display_name(c.paths[0]),
+			  tables[0] ? "table" : "profile", prof_input_display_name(c.paths[1]),
+			  tables[1] ? "table" : "profile");
 		return PROF_EXIT_FAIL;
 	}
 	if (tables[0] && (c.folded_diff || c.function || c.event || c.fopts.by_total || c.fopts.raw))

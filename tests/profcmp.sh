@@ -207,3 +207,10 @@ check "profrec TSV: the first event by default" 0 "$(printf 'work\t20\t20\tsame'
 	sh -c "'$P' --no-normalize '$TMP/rec.tsv' '$TMP/rec.tsv' | grep -v '^#' | sed 1d | cut -f1,2,3,9"
 check "profrec TSV: -e offcpu-time" 0 "$(printf 'sleep\t99\t99\tsame')" \
 	sh -c "'$P' --no-normalize --event-filter offcpu-time '$TMP/rec.tsv' '$TMP/rec.tsv' | grep -v '^#' | sed 1d | cut -f1,2,3,9"
+# standard input is copied to a temporary file (it is read twice), but
+# messages and the metadata name it <stdin>, not that file
+printf 'main;a 4\nmain;b\n' >"$TMP/bad.folded"
+check_error "stdin: a malformed line is named <stdin>:LINE" 1 '^profcmp: <stdin>:2: ' \
+	sh -c "'$P' - '$TMP/b.folded' <'$TMP/bad.folded'"
+check "stdin: the metadata names it base=<stdin>" 0 "base=<stdin> new=$TMP/b.folded" \
+	sh -c "'$P' - '$TMP/b.folded' <'$TMP/bad.folded' 2>/dev/null | head -n 1 | grep -o 'base=[^ ]* new=[^ ]*'"

@@ -50,6 +50,18 @@ static struct prof_input *input_new(int fd, const char *name)
 	return in;
 }
 
+/* The copies of standard input made by prof_spool_stdin(). */
+static char **spooled;
+static size_t nspooled;
+
+const char *prof_input_display_name(const char *path)
+{
+	for (size_t i = 0; path && i < nspooled; i++)
+		if (strcmp(spooled[i], path) == 0)
+			return "<stdin>";
+	return path;
+}
+
 struct prof_input *prof_input_open(const char *path)
 {
 	int fd;
@@ -61,7 +73,7 @@ struct prof_input *prof_input_open(const char *path)
 		prof_warn_errno("%s", path);
 		return NULL;
 	}
-	return input_new(fd, path);
+	return input_new(fd, prof_input_display_name(path));
 }
 
 static struct prof_input *input_from_mem(const char *name, const char *data, size_t len)
@@ -518,9 +530,6 @@ void prof_lines_close(struct prof_lines *lr)
 	free(lr->buf);
 	free(lr);
 }
-
-static char **spooled;
-static size_t nspooled;
 
 static void remove_spooled(void)
 {
