@@ -406,29 +406,39 @@ static size_t obj_key(char *key, size_t n, const char *path, const unsigned char
 	return k > 0 && (size_t)k < n ? (size_t)k : 0;
 }
 
+/*
+ * o's file at o->path into o->elf and o->fd. With bid_len, a file whose
+ * build-id is not bid is not used (a different file now lives there);
+ * without, o takes the file's build-id.
+ */
+static void open_file(struct elfobj *o, const unsigned char *bid, unsigned bid_len)
+{
+	unsigned char fbid[20];
+	unsigned flen;
+
+	o->elf = open_elf(o->path, &o->fd);
+	if (!o->elf || elf_build_id(o->elf, fbid, &flen) != 0)
+		return;
+	if (bid_len && (flen != bid_len || memcmp(fbid, bid, flen) != 0)) {
+		elf_end(o->elf);
+		close(o->fd);
+		o->elf = NULL;
+		o->fd = -1;
+	} else if (!bid_len) {
+		memcpy(o->bid, fbid, flen);
+		o->bid_len = flen;
+	}
+}
+
 /* Open the object at path; with bid_len, the file is only used if its build-id is bid. */
 static struct elfobj *obj_open(const char *path, const unsigned char *bid, unsigned bid_len)
 {
 	struct elfobj *o = xcalloc(1, sizeof(*o));
-	unsigned char fbid[20];
-	unsigned flen;
 
 	o->fd = o->dfd = -1;
 	o->path = xstrdup(path);
 	o->base = strrchr(o->path, '/') + 1;
-	o->elf = open_elf(path, &o->fd);
-	if (o->elf && elf_build_id(o->elf, fbid, &flen) == 0) {
-		if (bid_len && (flen != bid_len || memcmp(fbid, bid, flen) != 0)) {
-			/* A different file now lives at this path. */
-			elf_end(o->elf);
-			close(o->fd);
-			o->elf = NULL;
-			o->fd = -1;
-		} else if (!bid_len) {
-			memcpy(o->bid, fbid, flen);
-			o->bid_len = flen;
-		}
-	}
+	open_file(o, bid, bid_len);
 	if (bid_len) {
 		memcpy(o->bid, bid, bid_len);
 		o->bid_len = bid_len;
@@ -467,17 +477,6 @@ uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 
 void prof_sym_obj_reopen(struct elfobj *o)
 {
-	unsigned char fbid[20];
-	unsigned flen;
-
 	o->shed = 0;
-	o->elf = open_elf(o->path, &o->fd);
-	if (o->elf && (elf_build_id(o->elf, fbid, &flen) != 0 || flen != o->bid_len ||
-		       memcmp(fbid, o->bid, flen) != 0)) {
-		/* rebuilt or replaced since: not this object's code */
-		elf_end(o->elf);
-		close(o->fd);
-		o->elf = NULL;
-		o->fd = -1;
-	}
+	open_file(o, o->bid, o->bid_len);
 }
