@@ -116,7 +116,7 @@ int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
 
 	memset(t, 0, sizeof(*t));
 	*bad = 0;
-	t->name = xstrdup(!path || !strcmp(path, "-") ? "<stdin>" : prof_input_display_name(path));
+	t->name = xstrdup(prof_input_display_name(path));
 	/* the shared line reader: a line over the cap is reported, skipped, counted */
 	lr = prof_lines_open(path);
 	if (!lr)

@@ -56,7 +56,9 @@ static size_t nspooled;
 
 const char *prof_input_display_name(const char *path)
 {
-	for (size_t i = 0; path && i < nspooled; i++)
+	if (!path || strcmp(path, "-") == 0)
+		return "<stdin>";
+	for (size_t i = 0; i < nspooled; i++)
 		if (strcmp(spooled[i], path) == 0)
 			return "<stdin>";
 	return path;

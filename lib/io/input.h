@@ -109,8 +109,8 @@ char *prof_read_file_max(const char *path, size_t max, size_t *len);
  */
 char *prof_spool_stdin(void);
 
-/* "<stdin>" for a path prof_spool_stdin() returned, else path: the name
- * messages and metadata give the input. */
+/* "<stdin>" for NULL, "-" or a path prof_spool_stdin() returned, else
+ * path: the name messages and metadata give the input. */
 const char *prof_input_display_name(const char *path);
 
 struct prof_lines;
