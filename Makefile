@@ -31,7 +31,10 @@ HASH  := \#
 # ---- configuration, probed once per build directory -------------------------
 # pkg-config's answers and the optional-library probes are cached in
 # $(BUILD)/config.mk: a make run starts no shell for them once they are
-# known. The cache is dropped when what the answers depend on changes
+# known. Only what was found is cached: a library or .pc file that was
+# missing is looked for again by the next make, so one installed since
+# (make deps, make demo on a fresh machine) is used without deleting the
+# cache. The cache is dropped when what the answers depend on changes
 # (compiler, flags, pkg-config and its search path); delete it to probe again.
 CONFIG_MK  := $(BUILD)/config.mk
 CONFIG_KEY := CC=$(CC) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) \
@@ -44,6 +47,10 @@ config_set = $(eval config.$(1) := $(call config_quote,$(2)))$(file >>$(CONFIG_M
 # $(call cached,NAME,COMMAND): the output of the shell COMMAND, run once per
 # build directory. NAME: no whitespace, ':', '=' or '#'.
 cached = $(if $(filter undefined,$(origin config.$(1))),$(call config_set,$(1),$(strip $(shell $(2)))))$(config.$(1))
+# $(call cached_found,NAME,COMMAND): the same, but an empty output (not
+# found) is kept for this make run only, never written to the cache.
+cached_found = $(if $(filter undefined,$(origin config.$(1))),$(call keep_found,$(1),$(strip $(shell $(2)))))$(config.$(1))
+keep_found = $(if $(2),$(call config_set,$(1),$(2)),$(eval config.$(1) :=))
 
 -include $(CONFIG_MK)
 ifneq ($(config.key),$(strip $(CONFIG_KEY)))
@@ -55,7 +62,7 @@ endif
 
 # $(call have_lib,HEADER,LIBS): "yes" when HEADER compiles and LIBS link
 # (optional libraries, probed by the lib/**/*.mk fragments).
-have_lib = $(call cached,have_lib.$(subst $(space),_,$(strip $(1) $(2))),printf '$(HASH)include <$(1)>\nint main(void){return 0;}\n' | \
+have_lib = $(call cached_found,have_lib.$(subst $(space),_,$(strip $(1) $(2))),printf '$(HASH)include <$(1)>\nint main(void){return 0;}\n' | \
 	$(CC) $(CPPFLAGS) $(CFLAGS) -x c - $(LDFLAGS) -o /dev/null $(2) >/dev/null 2>&1 && echo yes)
 
 # ---- libraries ----------------------------------------------------------------
@@ -75,8 +82,11 @@ PC_lzma     := liblzma
 PC_snappy   := snappy
 PC_deflate  := libdeflate
 # $(call lib_cflags,NAMES) and $(call lib_ldlibs,NAMES): their flags.
-lib_cflags = $(foreach l,$(1),$(if $(PC_$(l)),$(call cached,cflags.$(l),$(PKG_CONFIG) --cflags $(PC_$(l)) 2>/dev/null)))
-lib_ldlibs = $(foreach l,$(1),$(if $(PC_$(l)),$(call cached,libs.$(l),$(PKG_CONFIG) --libs $(PC_$(l)) 2>/dev/null || echo -l$(l)),-l$(l)))
+# A module pkg-config does not know (its -dev package not yet installed)
+# gives no cflags and a plain -lNAME, and is asked again by the next make.
+pc_flags = $(filter-out pkg-config-found,$(call cached_found,$(2).$(1),$(PKG_CONFIG) --$(2) $(PC_$(1)) 2>/dev/null && echo pkg-config-found))
+lib_cflags = $(foreach l,$(1),$(if $(PC_$(l)),$(call pc_flags,$(l),cflags)))
+lib_ldlibs = $(foreach l,$(1),$(if $(PC_$(l)),$(or $(call pc_flags,$(l),libs),-l$(l)),-l$(l)))
 
 # The libraries each tool links (LIBS_tool): only those whose code it
 # uses. Every tool reads or writes streams through lib/io (zstd, lz4,
@@ -96,9 +106,37 @@ LIBS_profreport   := $(LIBS_io) iberty m
 LIBS_profgpu      := $(LIBS_io) m dl
 LIBS_profrec      := dw elf $(LIBS_io) iberty m dl
 LIBS_profheap     := dw elf $(LIBS_io) iberty m dl
-# profannotate: capstone too, linked by lib/annotate/annotate.mk when installed
-LIBS_profannotate := dw elf $(LIBS_io) iberty m dl
+LIBS_profannotate := dw elf capstone $(LIBS_io) iberty m dl
 tool_libs = $(call lib_ldlibs,$(or $(LIBS_$(1)),$(LIBS_ALL)))
+
+# The libraries of the design are required, not optional: a build without
+# one of them would be a crippled toolkit (profannotate without capstone,
+# no Rust or C++ names without libiberty) that tests could only skip.
+# Before the first object is compiled, each is compiled and linked with
+# the build's flags once per build directory; a missing one stops the
+# build here, naming every missing package and the line that installs
+# them, rather than in a compiler error. Entries: -l name, a header, its
+# Debian package; REQUIRED_MAIN_name is the probe's main (libiberty's must
+# have the Rust demangler, which older releases lack).
+REQUIRED_LIBS := elf:libelf.h:libelf-dev dw:elfutils/libdw.h:libdw-dev \
+	zstd:zstd.h:libzstd-dev lz4:lz4.h:liblz4-dev z:zlib.h:zlib1g-dev \
+	capstone:capstone/capstone.h:libcapstone-dev iberty:libiberty/demangle.h:libiberty-dev
+REQUIRED_MAIN_iberty := return rust_demangle("_RNvC1a1b", 0) == 0;
+DEPS_OK := $(BUILD)/.deps-ok
+# $(call required_probe,NAME,HEADER,PACKAGE): shell that adds PACKAGE to
+# $$missing unless HEADER compiles and NAME links.
+required_probe = printf '$(HASH)include <$(2)>\nint main(void) { $(or $(REQUIRED_MAIN_$(1)),return 0;) }\n' | \
+	$(CC) $(ALL_CFLAGS) $(call lib_cflags,$(1)) -x c - $(ALL_LDFLAGS) $(call lib_ldlibs,$(1)) \
+	-o $@.probe >/dev/null 2>&1 || missing="$$missing $(3)";
+$(DEPS_OK):
+	@mkdir -p $(@D)
+	@missing=; $(foreach r,$(REQUIRED_LIBS),$(call required_probe,$(word 1,$(subst :, ,$(r))),$(word 2,$(subst :, ,$(r))),$(word 3,$(subst :, ,$(r))))) \
+	rm -f $@.probe; \
+	if [ -n "$$missing" ]; then \
+		echo "proftools: required libraries are missing (Debian packages:$$missing)" >&2; \
+		echo "proftools: install them with make deps (scripts/install-deps.sh), or: sudo apt-get install$$missing" >&2; \
+		exit 1; \
+	fi; touch $@
 
 # ---- flags ----------------------------------------------------------------------
 ALL_CFLAGS := -std=gnu11 -Ilib $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -D_GNU_SOURCE -pthread
@@ -178,7 +216,7 @@ $(LINK_STAMP): FORCE
 	@mkdir -p $(@D)
 	@echo '$(LINK_KEY)' | cmp -s - $@ || echo '$(LINK_KEY)' > $@
 
-$(BUILD)/%.o: %.c $(FLAGS_STAMP)
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(EXTRA_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -209,7 +247,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 # (linked like the unit tests, the optional libraries of lib/*/*.mk too)
 FUZZ_LIBS = $(TEST_LIBS) $(EXTRA_LIBS) $(COMPRESS_LIBS) \
-	$(if $(SYMBOLIZE_LZMA),$(call lib_ldlibs,lzma)) $(if $(ANNOTATE_CAPSTONE),$(call lib_ldlibs,capstone))
+	$(if $(SYMBOLIZE_LZMA),$(call lib_ldlibs,lzma))
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBCOMMON)
 	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer $< $(LIBCOMMON) $(FUZZ_LIBS) -o $@
 fuzz-targets: $(FUZZ_BIN)
@@ -246,7 +284,9 @@ check: deps
 doc: all
 	@./scripts/doc-report.sh $(BINDIR) doc/report.png
 
-demo: deps all
+# (deps first, then a new make: its probes see what deps installed)
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh $(BINDIR)
 
 # Benchmarks against the reference tools (not tests: timings, noisy).

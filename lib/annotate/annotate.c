@@ -17,9 +17,7 @@
 #include "symbolize/elfcode.h"
 #include "symbolize/symbolize.h"
 
-#ifdef PROF_HAVE_CAPSTONE
 #include <capstone/capstone.h>
-#endif
 
 /* A file of the recording, opened. */
 struct file {
@@ -139,7 +137,6 @@ static int by_samples(const void *a, const void *b)
 	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
 }
 
-#ifdef PROF_HAVE_CAPSTONE
 static void collect_insn(void *arg, const cs_insn *in, uint64_t addr)
 {
 	struct ctx *c = arg;
@@ -155,12 +152,6 @@ static void collect_insn(void *arg, const cs_insn *in, uint64_t addr)
 	else
 		snprintf(i->text, sizeof(i->text), "(bad)");
 }
-#else
-static void collect_insn(void *arg, const struct cs_insn *in, uint64_t addr)
-{
-	(void)arg, (void)in, (void)addr;
-}
-#endif
 
 /* Add the function's hits to its instructions (an ip inside one counts for it). */
 static void assign_hits(struct ctx *c, const struct hot *h)

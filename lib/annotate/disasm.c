@@ -10,7 +10,6 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
-#ifdef PROF_HAVE_CAPSTONE
 #include <capstone/capstone.h>
 
 struct prof_disasm {
@@ -99,39 +98,6 @@ void prof_disasm_warn_gap(const struct prof_disasm *d, const char *file, const c
 		  (unsigned long long)gap->first, major, minor,
 		  !d->x86 && major < 5 ? "; SVE needs capstone 5" : "");
 }
-#else
-struct prof_disasm {
-	int x86;
-};
-
-struct prof_disasm *prof_disasm_open(unsigned e_machine, char *err, size_t errlen)
-{
-	(void)e_machine;
-	snprintf(err, errlen, "built without capstone (install libcapstone-dev and rebuild)");
-	return NULL;
-}
-
-void prof_disasm_close(struct prof_disasm *d)
-{
-	free(d);
-}
-
-size_t prof_disasm_each(struct prof_disasm *d, const unsigned char *code, size_t size,
-			uint64_t addr, void (*fn)(void *ctx, const struct cs_insn *insn,
-						  uint64_t addr), void *ctx,
-			struct prof_disasm_gap *gap)
-{
-	(void)d, (void)code, (void)size, (void)addr, (void)fn, (void)ctx;
-	memset(gap, 0, sizeof(*gap));
-	return 0;
-}
-
-void prof_disasm_warn_gap(const struct prof_disasm *d, const char *file, const char *func,
-			  const struct prof_disasm_gap *gap)
-{
-	(void)d, (void)file, (void)func, (void)gap;
-}
-#endif
 
 int prof_disasm_is_x86(const struct prof_disasm *d)
 {

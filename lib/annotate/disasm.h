@@ -2,9 +2,8 @@
 #define PROF_ANNOTATE_DISASM_H
 /*
  * Disassembly with capstone (x86-64 and AArch64), in detail mode: the one
- * place proftools calls capstone (profannotate links it, no other tool).
- * Built without capstone (it is optional, lib/annotate/annotate.mk),
- * prof_disasm_open() fails with the reason.
+ * place proftools calls capstone (profannotate links it, no other tool;
+ * the build requires it).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,8 +13,8 @@ struct cs_insn;
 
 /*
  * A disassembler for ELF machine e_machine. Returns it, or NULL with
- * the reason in err[0..errlen) (machine not supported, built without
- * capstone).
+ * the reason in err[0..errlen) (machine not supported, capstone
+ * failed).
  */
 struct prof_disasm *prof_disasm_open(unsigned e_machine, char *err, size_t errlen);
 

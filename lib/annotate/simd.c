@@ -28,7 +28,6 @@ int prof_simd_required_bits(const char *name)
 	return -1;
 }
 
-#ifdef PROF_HAVE_CAPSTONE
 #include <capstone/capstone.h>
 
 static int has_group(const cs_insn *insn, unsigned g)
@@ -135,11 +134,3 @@ void prof_simd_count(struct prof_disasm *d, const unsigned char *code, size_t si
 	memset(out, 0, sizeof(*out));
 	prof_disasm_each(d, code, size, addr, count_insn, &c, &out->undecoded);
 }
-#else
-void prof_simd_count(struct prof_disasm *d, const unsigned char *code, size_t size,
-		     uint64_t addr, struct prof_simd_counts *out)
-{
-	(void)d, (void)code, (void)size, (void)addr;
-	memset(out, 0, sizeof(*out));
-}
-#endif
