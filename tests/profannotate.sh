@@ -241,6 +241,15 @@ printf ' 5555deadbeef main+0x4 (%s)\n' "$TMP/cut" >"$TMP/cut.txt"
 check_error "annotate, truncated ELF: said, exit 1" 1 "cut: truncated or malformed ELF file \(1 samples" "$A" "$TMP/cut.txt"
 printf ' 5555deadbeef main+0x4 (%s)\n' "$TMP/stripped" >"$TMP/st.txt"
 check_error "annotate, stripped binary: said, exit 1" 1 "stripped: no function symbols \(stripped binary\?\): 1 samples not annotated" "$A" "$TMP/st.txt"
+# a FIFO or a device named as the binary: refused, never opened for
+# reading (a FIFO blocked the open for ever, issue 25)
+mkfifo "$TMP/fifo"
+check_error "--simd on a FIFO: refused, exit 1" 1 "fifo: not a regular file \(a FIFO\)" timeout 20 "$A" --simd "$TMP/fifo"
+check_error "--simd on /dev/zero: refused, exit 1" 1 "/dev/zero: not a regular file \(a character device\)" timeout 20 "$A" --simd /dev/zero
+printf ' 5555deadbeef main+0x4 (%s)\n' "$TMP/fifo" >"$TMP/fifo.txt"
+check_error "annotate, a FIFO as the dso: refused, exit 1" 1 "fifo: not a regular file \(a FIFO\) \(1 samples not annotated\)" timeout 20 "$A" "$TMP/fifo.txt"
+printf ' 5555deadbeef main+0x4 (/dev/zero)\n' >"$TMP/zero.txt"
+check_error "annotate, /dev/zero as the dso: refused, exit 1" 1 "/dev/zero: not a regular file \(a character device\) \(1 samples" timeout 20 "$A" "$TMP/zero.txt"
 
 # ---- annotate a recording ----
 cat >"$TMP/div.c" <<'EOF2'

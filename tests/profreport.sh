@@ -87,6 +87,20 @@ check_error "a missing directory" 1 'nosuch: No such file or directory' "$R" "$T
 check_error "a file is not a directory" 1 'run.meta: not a directory' "$R" "$D/run.meta"
 check_error "no directory is a usage error" 2 'no directory' "$R"
 check_error "two directories are a usage error" 2 'one directory only' "$R" "$D" "$D"
+# a FIFO (or a device) among the run's files is named and left out, never
+# opened: its open blocked for ever (issue 25); the rest is still shown
+F=$TMP/fiforun
+mkdir -p "$F"
+cp "$D/cpu.folded" "$D/cpu.svg" "$F/"
+mkfifo "$F/memory.log" "$F/gpu.tsv"
+run timeout 20 "$R" "$F"
+if [ "$STATUS" = 1 ] && grep -q "fiforun/memory.log: not a regular file (a FIFO): left out" "$TMP/stderr" &&
+	grep -q "fiforun/gpu.tsv: not a regular file (a FIFO): left out" "$TMP/stderr" &&
+	grep -q 'id="cpu.svg"' "$F/index.html" && ! grep -q 'memory.log' "$F/index.html"; then
+	pass "FIFOs in the run directory: each named and left out, the rest shown, exit 1"
+else
+	fail "FIFOs in the run directory" "exit $STATUS: $(head -c 400 "$TMP/stderr")"
+fi
 
 # Inputs read through the shared line cap (PROFTOOLS_MAX_LINE) and the
 # SVG size cap: a long line is named, skipped, the rest shown, exit 1.

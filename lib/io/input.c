@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <lz4frame.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -76,6 +78,56 @@ struct prof_input *prof_input_open(const char *path)
 		return NULL;
 	}
 	return input_new(fd, prof_input_display_name(path));
+}
+
+/* "not a regular file (a FIFO)" for a mode that is not S_ISREG's. */
+static void not_regular(mode_t mode, char *err, size_t errlen)
+{
+	const char *what = S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
+			   S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a directory" :
+			   S_ISSOCK(mode) ? "a socket" : "of an unknown type";
+
+	snprintf(err, errlen, "not a regular file (%s)", what);
+}
+
+int prof_check_regular(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		not_regular(st.st_mode, err, errlen);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int prof_open_regular(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		not_regular(st.st_mode, err, errlen);
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }
 
 static struct prof_input *input_from_mem(const char *name, const char *data, size_t len)

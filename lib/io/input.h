@@ -65,6 +65,26 @@ void prof_set_max_line(size_t bytes);
 struct prof_input *prof_input_open(const char *path);
 
 /*
+ * Open path read-only (close-on-exec) only if it is a regular file, for
+ * a file a tool reads whole, maps or seeks in by the name it was given
+ * (an ELF object named by a recording, a file of a run directory): a
+ * FIFO would block the open and then the read, a device such as
+ * /dev/zero never ends, and neither can be what such a name means. The
+ * open never blocks (O_NONBLOCK, cleared once the file is known to be
+ * regular). Returns the descriptor, or -1 with err (errlen bytes, cut)
+ * holding why: strerror(errno), or "not a regular file (a FIFO)" and the
+ * like (errno EINVAL then); nothing is reported, the caller names path.
+ */
+int prof_open_regular(const char *path, char *err, size_t errlen);
+
+/*
+ * Whether path is a regular file, by stat(2), which never blocks: 0 if it
+ * is, -1 with err holding why as prof_open_regular() says it. For a
+ * caller that opens the file later through another reader.
+ */
+int prof_check_regular(const char *path, char *err, size_t errlen);
+
+/*
  * Read up to n decompressed bytes. Returns the count, 0 at end of input,
  * or -1 after an error (already reported; prof_input_failed() is then
  * true and further reads return 0).

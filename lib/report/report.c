@@ -40,15 +40,26 @@ struct files {
 	int *used;
 };
 
+static char *path_of(const char *dir, const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_dir(const char *dir, struct files *f)
+/*
+ * The names of dir's files, sorted; a FIFO, device or socket among them is
+ * reported and counted in *bad, never opened (its open or read would block
+ * or never end). Subdirectories are listed as before (kept, not shown).
+ */
+static int list_dir(const char *dir, struct files *f, unsigned long *bad)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	char err[128];
 
 	memset(f, 0, sizeof(*f));
 	if (!d) {
@@ -58,6 +69,19 @@ static int list_dir(const char *dir, struct files *f)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "index.html"))
 			continue;
+		if (e->d_type != DT_REG && e->d_type != DT_DIR) {
+			char *p = path_of(dir, e->d_name);
+			struct stat st;
+
+			if (prof_check_regular(p, err, sizeof(err)) < 0 &&
+			    !(stat(p, &st) == 0 && S_ISDIR(st.st_mode))) {
+				prof_warn("%s: %s: left out", p, err);
+				++*bad;
+				free(p);
+				continue;
+			}
+			free(p);
+		}
 		f->names = xreallocarray(f->names, f->n + 1, sizeof(*f->names));
 		f->names[f->n++] = xstrdup(e->d_name);
 	}
@@ -84,11 +108,6 @@ static int in_section(const char *name, const char *prefix)
 		return 1;
 	n = strlen(prefix);
 	return !strncmp(name, prefix, n) && (name[n] == '.' || name[n] == '-');
-}
-
-static char *path_of(const char *dir, const char *name)
-{
-	return xasprintf("%s/%s", dir, name);
 }
 
 static int show_svg(struct prof_output *o, const char *dir, const char *name)
@@ -315,7 +334,7 @@ int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad
 	int shown = 0;
 
 	*bad = 0;
-	if (list_dir(dir, &f) < 0)
+	if (list_dir(dir, &f, bad) < 0)
 		return -1;
 	read_run_meta(dir, &f, &meta, bad);
 	header(o, dir, &meta, &f);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include "io/input.h"
 #include "symbolize/binary_info.h"
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -97,11 +98,15 @@ static int read_program_headers(int fd, struct prof_binary_info *info, const str
 int prof_binary_info_read(const char *path, struct prof_binary_info *info)
 {
 	struct headers h;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1, saved;
+	char err[128];
+	int fd = prof_open_regular(path, err, sizeof(err)), rc = -1, saved;
 
 	memset(info, 0, sizeof(*info));
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EINVAL)
+			errno = ENOEXEC;	/* not a regular file: no program either */
 		return -1;
+	}
 	if (read_elf_header(fd, info, &h) == 0 && read_program_headers(fd, info, &h) == 0)
 		rc = 0;
 	saved = errno;

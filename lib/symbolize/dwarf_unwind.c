@@ -16,6 +16,7 @@
 #include "symbolize/symbolize.h"
 #include "symbolize/dwarf_unwind.h"
 #include "base/xalloc.h"
+#include "io/input.h"
 
 #define NFILES 32
 
@@ -126,6 +127,7 @@ static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_a
 static int file_fd(struct prof_unwinder *u, const char *path)
 {
 	int victim = 0;
+	char err[128];
 
 	u->tick++;
 	for (int i = 0; i < NFILES; i++) {
@@ -139,7 +141,7 @@ static int file_fd(struct prof_unwinder *u, const char *path)
 	if (u->files[victim].fd >= 0)
 		close(u->files[victim].fd);
 	u->files[victim].path = path;	/* interned by the symbolizer: compared by pointer */
-	u->files[victim].fd = open(path, O_RDONLY | O_CLOEXEC);
+	u->files[victim].fd = prof_open_regular(path, err, sizeof(err));
 	u->files[victim].used = u->tick;
 	return u->files[victim].fd;
 }
@@ -211,7 +213,8 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
  */
 static int map_bias(const struct prof_map *m, Dwarf_Addr *bias, int *is_exec_type)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC), rc = -1;
+	char err[128];
+	int fd = prof_open_regular(m->path, err, sizeof(err)), rc = -1;
 	uint64_t pmask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
 	Elf *e;
 	size_t nph;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "io/input.h"
 
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -70,7 +71,8 @@ static int elf_build_id(Elf *e, unsigned char *bid, unsigned *len)
 
 static Elf *open_elf(const char *path, int *fdp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char err[128];
+	int fd = prof_open_regular(path, err, sizeof(err));	/* never /dev/zero or a FIFO */
 	Elf *e;
 
 	*fdp = -1;

@@ -13,6 +13,7 @@
 
 #include "base/demangle.h"
 #include "base/xalloc.h"
+#include "io/input.h"
 #include "symbolize/elfcode.h"
 
 struct segment {
@@ -145,9 +146,8 @@ struct prof_elfcode *prof_elfcode_open(const char *path, char *err, size_t errle
 	GElf_Ehdr eh;
 
 	elf_version(EV_CURRENT);
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	c->fd = prof_open_regular(path, err, errlen);	/* a FIFO or /dev/zero: refused */
 	if (c->fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
 		free(c);
 		return NULL;
 	}

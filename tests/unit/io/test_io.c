@@ -463,6 +463,36 @@ static void test_output_targets(void)
 	}
 }
 
+/* prof_open_regular / prof_check_regular: a FIFO is refused without blocking. */
+static void test_open_regular(void)
+{
+	TEST("prof_open_regular: a regular file opens; a FIFO, a device, a directory are refused") {
+		char *fifo = xstrdup(path_in_dir("named-pipe")), err[128];
+		int fd;
+
+		CHECK(write_file(path_in_dir("plain"), PROF_COMP_NONE, "x\n", 2, 2) == 0);
+		fd = prof_open_regular(path_in_dir("plain"), err, sizeof(err));
+		CHECK(fd >= 0 && (fcntl(fd, F_GETFL) & O_NONBLOCK) == 0);
+		if (fd >= 0)
+			close(fd);
+		CHECK(prof_check_regular(path_in_dir("plain"), err, sizeof(err)) == 0);
+		CHECK(mkfifo(fifo, 0600) == 0);
+		alarm(20);	/* the old open blocked for ever */
+		CHECK(prof_open_regular(fifo, err, sizeof(err)) < 0 && errno == EINVAL);
+		CHECK_STR(err, "not a regular file (a FIFO)");
+		alarm(0);
+		CHECK(prof_check_regular(fifo, err, sizeof(err)) < 0);
+		CHECK_STR(err, "not a regular file (a FIFO)");
+		CHECK(prof_open_regular("/dev/zero", err, sizeof(err)) < 0);
+		CHECK_STR(err, "not a regular file (a character device)");
+		CHECK(prof_open_regular(dir, err, sizeof(err)) < 0);
+		CHECK_STR(err, "not a regular file (a directory)");
+		CHECK(prof_open_regular(path_in_dir("missing"), err, sizeof(err)) < 0 && errno == ENOENT);
+		CHECK_STR(err, strerror(ENOENT));
+		free(fifo);
+	}
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -473,6 +503,7 @@ int main(void)
 	test_compression();
 	test_output();
 	test_output_targets();
+	test_open_regular();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
