@@ -42,8 +42,11 @@ Options:
   -q, --quiet             no summary on stderr
   -h, --help              this help
 
+An existing -o directory must be empty or hold an earlier run (removed first).
+
 Exit status: the command's (all: the first nonzero); compare: 0, or 1 when
---fail-above tripped; 1 on failure; 2 on usage error.
+--fail-above tripped or a profile is missing, empty or corrupt; 1 on
+failure; 2 on usage error.
 EOF
 	exit 0
 }
@@ -54,7 +57,13 @@ list_options() {
 }
 
 warn() { echo "$PROG: $*" >&2; }
-die() { warn "$@"; exit 1; }
+# An output directory this run created goes with a failure: nothing is
+# left that looks like a result.
+die() {
+	warn "$@"
+	[ -z "${CREATED:-}" ] || rm -rf "$OUT"
+	exit 1
+}
 say() { [ "$QUIET" = 1 ] || echo "$PROG: $*" >&2; }
 
 # The tools: beside this script when installed (PREFIX/bin), in ../bin
@@ -62,7 +71,8 @@ say() { [ "$QUIET" = 1 ] || echo "$PROG: $*" >&2; }
 find_tools() {
 	here=$(cd "$(dirname "$0")" && pwd)
 	if [ -n "${PROFTOOLS_BIN:-}" ]; then
-		TOOLS=$PROFTOOLS_BIN
+		[ -d "$PROFTOOLS_BIN" ] || die "PROFTOOLS_BIN=$PROFTOOLS_BIN: not a directory"
+		TOOLS=$(cd "$PROFTOOLS_BIN" && pwd)
 	elif [ -x "$here/profrec" ]; then
 		TOOLS=$here
 	elif [ -x "$here/../bin/profrec" ]; then
@@ -71,20 +81,40 @@ find_tools() {
 		TOOLS=
 	fi
 }
+# need TOOL...: every tool a mode runs is found before anything runs, so
+# a missing one stops the script here with its name (not later, inside a
+# command substitution, as the shell's "not found", exit 127).
+need() {
+	for _t; do
+		if [ -n "$TOOLS" ]; then
+			[ -x "$TOOLS/$_t" ] && [ -f "$TOOLS/$_t" ] ||
+				die "$TOOLS/$_t: not found or not executable${PROFTOOLS_BIN:+ (PROFTOOLS_BIN=$PROFTOOLS_BIN)}"
+		else
+			command -v "$_t" >/dev/null || die "$_t not found (install proftools, or set PROFTOOLS_BIN)"
+		fi
+	done
+}
 tool() {
 	if [ -n "$TOOLS" ]; then
 		echo "$TOOLS/$1"
 	else
-		command -v "$1" || die "$1 not found (install proftools, or set PROFTOOLS_BIN)"
+		command -v "$1"
 	fi
 }
 
-# "# key=value" metadata: values percent-encoded (prof-formats(5)).
-meta_encode() {
-	printf '%s' "$1" | sed 's/%/%25/g; s/ /%20/g; s/	/%09/g' | tr '\n' ' ' | sed 's/ $//; s/ /%0A/g'
+# pct_encode KEEP STRING: STRING with every byte that does not match KEEP
+# (an awk regular expression for one character) written as %XX.
+pct_encode() {
+	printf '%s' "$2" | od -An -v -tx1 | LC_ALL=C awk -v keep="$1" '
+		BEGIN { for (i = 1; i < 256; i++) byte[sprintf("%02x", i)] = sprintf("%c", i) }
+		{ for (i = 1; i <= NF; i++) printf "%s", byte[$i] ~ keep ? byte[$i] : "%" toupper($i) }'
 }
+
+# "# key=value" metadata: a space, a control character or % in a value
+# is written as %XX (prof-formats(5)), so a command line holding escape
+# sequences or newlines stays one inert line.
 meta() { # KEY VALUE
-	printf '# %s=%s\n' "$1" "$(meta_encode "$2")" >>"$OUT/run.meta"
+	printf '# %s=%s\n' "$1" "$(pct_encode '^[^%[:cntrl:] ]$' "$2")" >>"$OUT/run.meta"
 }
 
 write_run_meta() { # MODE COMMAND...
@@ -181,16 +211,68 @@ mode_memory() {
 mode_gpu() {
 	say "gpu: sampling $*"
 	host=
-	"$(tool profgpu)" --list-options 2>/dev/null | grep -qx -- '--host-output=' &&
-		host="--host-output=$OUT/host.tsv"
-	# shellcheck disable=SC2086
-	run_tee "$OUT/gpu.log" profgpu "$(tool profgpu)" -o "$OUT/gpu.tsv" $host -- "$@"
+	"$(tool profgpu)" --list-options 2>/dev/null | grep -qx -- '--host-output=' && host=1
+	# One word, whatever $OUT holds (spaces included).
+	run_tee "$OUT/gpu.log" profgpu "$(tool profgpu)" -o "$OUT/gpu.tsv" \
+		${host:+"--host-output=$OUT/host.tsv"} -- "$@"
+}
+
+PROFILES="cpu offcpu offcpu-oncpu memory-alloc memory-leak memory-peak"
+
+# profiles_of DIR: the profiles a run directory holds by its mode (run.meta);
+# a directory without run.meta (put together by hand): those it has.
+profiles_of() {
+	_mode=$(sed -n 's/^# mode=//p' "$1/run.meta" 2>/dev/null | tail -n 1)
+	case $_mode in
+	cpu) echo cpu ;;
+	offcpu) echo offcpu offcpu-oncpu ;;
+	memory) echo memory-alloc memory-leak memory-peak ;;
+	all) echo "$PROFILES" ;;
+	gpu|compare) ;;
+	*) for _n in $PROFILES; do [ ! -e "$1/$_n.folded" ] || echo "$_n"; done ;;
+	esac
+}
+
+# check_profile FILE: dies naming FILE unless it is a readable regular
+# file of folded stacks; a CPU profile must hold samples, a memory one
+# (profheap's header: zero bytes is a measurement, as "no leaks") may not.
+# Sets SUM to the sum of its counts.
+check_profile() {
+	[ -e "$1" ] || die "$1: missing"
+	[ -f "$1" ] || die "$1: not a regular file"
+	[ -r "$1" ] || die "$1: cannot read it"
+	[ -s "$1" ] || die "$1: empty"
+	SUM=$(LC_ALL=C awk '
+		/^#/ { if (/ tool=profheap /) heap = 1; next }
+		/^[[:space:]]*$/ { next }
+		!/^[^ ].* [0-9]+(\.[0-9]+)?$/ { bad = NR; exit }
+		{ sum += $NF }
+		END {
+			if (bad) { printf "%s:%d: not a line of folded stacks (frames, a space, a count)\n", FILENAME, bad; exit 1 }
+			if (sum == 0 && !heap) { printf "%s: no samples\n", FILENAME; exit 1 }
+			printf "%.0f\n", sum
+		}' "$1") || die "${SUM:-$1: unreadable}"
+}
+
+# check_compare_inputs A B: each profile both directories hold by their
+# runs' modes is there and valid in both, before anything is written.
+check_compare_inputs() {
+	[ -d "$1" ] || die "$1: not a directory"
+	[ -d "$2" ] || die "$2: not a directory"
+	COMMON=
+	_b=" $(profiles_of "$2" | tr '\n' ' ') "
+	for _n in $(profiles_of "$1"); do
+		case $_b in *" $_n "*) COMMON="$COMMON $_n" ;; esac
+	done
+	[ -n "$COMMON" ] || die "$1 and $2 have no profile in common (cpu, offcpu, memory-*.folded)"
+	for _n in $COMMON; do
+		check_profile "$1/$_n.folded"
+		check_profile "$2/$_n.folded"
+	done
 }
 
 mode_compare() {
 	a=$1 b=$2
-	[ -d "$a" ] || die "$a: not a directory"
-	[ -d "$b" ] || die "$b: not a directory"
 	: >"$OUT/run.meta"
 	meta mode compare
 	meta base "$a"
@@ -200,11 +282,25 @@ mode_compare() {
 	gate=
 	[ -n "$FAIL_ABOVE" ] && gate="--fail-above=$FAIL_ABOVE"
 	RC=0
-	n=0
 	: >"$OUT/compare.log"
-	for name in cpu offcpu offcpu-oncpu memory-alloc memory-leak memory-peak; do
-		[ -f "$a/$name.folded" ] && [ -f "$b/$name.folded" ] || continue
-		n=$((n + 1))
+	for name in $COMMON; do
+		check_profile "$a/$name.folded"
+		sum_a=$SUM
+		check_profile "$b/$name.folded"
+		sum_b=$SUM
+		# A memory profile with nothing in it (no leaks): there are no
+		# shares to compare; growth from nothing trips any gate.
+		if [ "$sum_a" = 0 ] || [ "$sum_b" = 0 ]; then
+			if [ "$sum_a" = "$sum_b" ]; then
+				echo "$name: none in either run" >>"$OUT/compare.log"
+			elif [ "$sum_a" = 0 ]; then
+				echo "$name: none in $a, $sum_b bytes in $b" >>"$OUT/compare.log"
+				[ -z "$gate" ] || RC=1
+			else
+				echo "$name: $sum_a bytes in $a, none in $b" >>"$OUT/compare.log"
+			fi
+			continue
+		fi
 		# shellcheck disable=SC2086
 		"$(tool profcmp)" $gate -o "$OUT/compare-$name.tsv" "$a/$name.folded" "$b/$name.folded" \
 			2>>"$OUT/compare.log" || RC=1
@@ -212,8 +308,33 @@ mode_compare() {
 		"$(tool profcmp)" --folded-diff "$a/$name.folded" "$b/$name.folded" |
 			"$(tool profflame)" --diff --title "$name: $b against $a" -o "$OUT/compare-$name-diff.svg"
 	done
-	[ "$n" -gt 0 ] || die "$a and $b have no profile in common (cpu, offcpu, memory-*.folded)"
 	[ "$QUIET" = 1 ] || cat "$OUT/compare.log" >&2
+}
+
+# prepare_output: $OUT made ready and absolute. A new or empty directory
+# is used as it is; one holding an earlier run (its run.meta) is emptied
+# first, so that no file of that run passes for one of this run; any
+# other directory is refused.
+prepare_output() {
+	CREATED=
+	if [ ! -e "$OUT" ]; then
+		mkdir -p "$OUT" || die "cannot create $OUT"
+		CREATED=1
+	elif [ ! -d "$OUT" ]; then
+		die "$OUT: not a directory"
+	elif [ -n "$(ls -A "$OUT")" ]; then
+		if [ "$MODE" = compare ]; then
+			for _in in "$1" "$2"; do
+				case "$(cd "$_in" && pwd)/" in
+				"$(cd "$OUT" && pwd)/"*) die "$OUT: holds the input $_in: choose another -o" ;;
+				esac
+			done
+		fi
+		[ -f "$OUT/run.meta" ] ||
+			die "$OUT: not empty and not the directory of an earlier run (no run.meta): choose another -o"
+		rm -rf "$OUT"/* "$OUT"/.[!.]* "$OUT"/..?* || die "$OUT: cannot remove the earlier run"
+	fi
+	OUT=$(cd "$OUT" && pwd)
 }
 
 # ---- options
@@ -248,7 +369,9 @@ done
 case $FREQ in ''|*[!0-9]*) usage "bad frequency '$FREQ' (a number of samples per second)" ;; esac
 if [ -n "$FAIL_ABOVE" ]; then
 	[ "$MODE" = compare ] || usage "--fail-above is for compare"
-	case $FAIL_ABOVE in ''|*[!0-9.]*) usage "bad --fail-above '$FAIL_ABOVE' (a percentage)" ;; esac
+	case $FAIL_ABOVE in
+	''|.|*[!0-9.]*|*.*.*) usage "bad --fail-above '$FAIL_ABOVE' (a percentage)" ;;
+	esac
 fi
 if [ "$MODE" = compare ]; then
 	[ $# -eq 2 ] || usage "compare needs two directories"
@@ -256,9 +379,20 @@ else
 	[ $# -ge 1 ] || usage "no command"
 fi
 find_tools
+case $MODE in
+cpu|offcpu) need profrec proffold profflame profreport ;;
+memory) need profheap proffold profflame profreport ;;
+gpu) need profgpu profreport ;;
+all) need profrec proffold profflame profheap profgpu profreport ;;
+compare) need profcmp profflame profreport ;;
+esac
 [ -n "$OUT" ] || OUT=profile-$(date '+%Y%m%d-%H%M%S')
-mkdir -p "$OUT" || die "cannot create $OUT"
-OUT=$(cd "$OUT" && pwd)
+# A name starting with "-" would be read as an option by mkdir and cd.
+case $OUT in -*) OUT=./$OUT ;; esac
+if [ "$MODE" = compare ]; then
+	check_compare_inputs "$1" "$2"
+fi
+prepare_output "$@"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/proftools-profile.XXXXXX") || die "cannot create a temporary directory"
 trap 'rm -rf "$WORK"' EXIT
 CMDLINE="$*"
@@ -282,5 +416,5 @@ else
 fi
 "$(tool profreport)" -q "$OUT" || warn "the report could not be written"
 say "report: $OUT/index.html"
-[ "$OPEN" = 1 ] && echo "file://$OUT/index.html"
+[ "$OPEN" = 1 ] && echo "file://$(pct_encode '^[A-Za-z0-9/._~-]$' "$OUT/index.html")"
 exit "$STATUS"

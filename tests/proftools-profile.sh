@@ -46,6 +46,95 @@ else
 	fail "gpu mode" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
 
+# ---- the output directory, the tools, the report's address, run.meta
+run "$W" gpu -q -o -weird -- true
+if [ "$STATUS" = 0 ] && [ -s ./-weird/index.html ]; then
+	pass "-o a name starting with '-' is a directory, not an option"
+else
+	fail "-o -weird" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
+check_error "PROFTOOLS_BIN that is no directory: named, exit 1" 1 'PROFTOOLS_BIN=/nonexistent: not a directory' \
+	env PROFTOOLS_BIN=/nonexistent "$W" gpu -q -o nobin -- true
+mkdir -p emptybin
+check_error "a tool missing from PROFTOOLS_BIN: named, exit 1" 1 'emptybin/profgpu: not found' \
+	env PROFTOOLS_BIN="$TMP/emptybin" "$W" gpu -q -o nobin -- true
+assert "no output directory left by a run that could not start" test ! -e nobin
+run "$W" gpu -q -o "sp a#c'e%" --open -- true
+if [ "$STATUS" = 0 ] && grep -qx "file://$TMP/sp%20a%23c%27e%25/index.html" "$TMP/stdout" &&
+	[ -s "sp a#c'e%/gpu.tsv" ]; then
+	pass "--open: the file:// address is percent-encoded (space, #, quote, %)"
+else
+	fail "--open encoding" "exit $STATUS: $(cat "$TMP/stdout") $(head -c 300 "$TMP/stderr")"
+fi
+run "$W" gpu -q -o ctl -- printf %s "$(printf 'a\033[31mb\nc\td')"
+if [ "$STATUS" = 0 ] && grep -qx '# command=printf%20%25s%20a%1B\[31mb%0Ac%09d' ctl/run.meta &&
+	[ "$(grep -c '^# command=' ctl/run.meta)" = 1 ] && ! grep -q "$(printf '\033')" ctl/run.meta; then
+	pass "run.meta: control characters of the command line percent-encoded"
+else
+	fail "run.meta control characters" "$(grep command ctl/run.meta | od -c | head -n 3 | tr '\n' ' ')"
+fi
+mkdir -p foreign
+echo mine >foreign/notes.txt
+check_error "-o a foreign non-empty directory is refused" 1 'foreign: not empty and not the directory of an earlier run' \
+	"$W" gpu -q -o foreign -- true
+run "$W" memory -q -o reuse -- sh -c 'exec ./app' 
+run "$W" gpu -q -o reuse -- true
+if [ "$STATUS" = 0 ] && [ ! -e reuse/memory.d ] && [ ! -e reuse/memory-leak.folded ] &&
+	! grep -q '<section id="memory">' reuse/index.html && [ "$(cat foreign/notes.txt)" = mine ]; then
+	pass "-o the directory of an earlier run: its files are removed, not shown as this run's"
+else
+	fail "reused output directory" "exit $STATUS: $(ls reuse | tr '\n' ' ')"
+fi
+
+# ---- compare: inputs it cannot judge are refused before anything is written
+mkdir -p base new
+printf '# mode=cpu\n' | tee base/run.meta >new/run.meta
+printf 'app;main;work 700\napp;main;idle 300\n' >base/cpu.folded
+cp base/cpu.folded good.folded
+cmp_bad() { # NAME REGEX: new/cpu.folded as prepared is refused, naming it
+	check_error "compare --fail-above refuses $1" 1 "$2" "$W" compare -q -o cbad --fail-above 5 base new
+	[ ! -e cbad ] || fail "compare $1: no output directory left" "cbad exists"
+}
+: >new/cpu.folded
+cmp_bad "an empty cpu.folded" 'new/cpu.folded: empty'
+printf '# source=profrec unit=ns\n' >new/cpu.folded
+cmp_bad "a cpu.folded without samples" 'new/cpu.folded: no samples'
+printf 'app;main;work 700\napp;main;idle nan\n' >new/cpu.folded
+cmp_bad "a nan count" 'new/cpu.folded:2: not a line of folded stacks'
+printf '\037\213\010\000garbage' >new/cpu.folded
+cmp_bad "a corrupt (binary) cpu.folded" 'new/cpu.folded:1: not a line'
+rm new/cpu.folded
+cmp_bad "a missing cpu.folded of a cpu run" 'new/cpu.folded: missing'
+mkfifo new/cpu.folded
+cmp_bad "a FIFO for cpu.folded" 'new/cpu.folded: not a regular file'
+rm new/cpu.folded
+cp good.folded new/cpu.folded
+: >base/cpu.folded
+cmp_bad "an empty base cpu.folded" 'base/cpu.folded: empty'
+cp good.folded base/cpu.folded
+check_error "compare -o one of its inputs is refused" 1 'holds the input' "$W" compare -q -o base base new
+assert "compare -o an input left it whole" cmp base/cpu.folded good.folded
+check_error "compare --fail-above 1.2.3 is a usage error" 2 "bad --fail-above '1.2.3'" "$W" compare --fail-above 1.2.3 base new
+mkdir -p mbase mnew
+printf '# mode=memory\n' | tee mbase/run.meta >mnew/run.meta
+for k in alloc peak; do
+	printf '# tool=profheap report=%s unit=bytes pid=1\napp;main;grow 1000\n' $k | tee mbase/memory-$k.folded >mnew/memory-$k.folded
+done
+printf '# tool=profheap report=leak unit=bytes pid=1\n' | tee mbase/memory-leak.folded >mnew/memory-leak.folded
+run "$W" compare -q -o mcmp --fail-above 5 mbase mnew
+if [ "$STATUS" = 0 ] && grep -q 'memory-leak: none in either run' mcmp/compare.log && [ -s mcmp/compare-memory-alloc.tsv ]; then
+	pass "compare: no leaks in either run passes the gate (zero bytes is a measurement)"
+else
+	fail "compare memory, no leaks" "exit $STATUS: $(head -c 300 "$TMP/stderr") $(cat mcmp/compare.log 2>&1)"
+fi
+printf 'app;main;leaky 64\n' >>mnew/memory-leak.folded
+run "$W" compare -q -o mcmp2 --fail-above 5 mbase mnew
+if [ "$STATUS" = 1 ] && grep -q 'memory-leak: none in mbase, 64 bytes in mnew' mcmp2/compare.log; then
+	pass "compare --fail-above: leaks where there were none trip the gate"
+else
+	fail "compare memory, new leaks" "exit $STATUS: $(cat mcmp2/compare.log 2>&1)"
+fi
+
 # ---- memory mode: the demo leaks
 run "$W" memory -q -o m -- ./app
 if [ "$STATUS" = 0 ] && grep -q leak_phase m/memory-leak.folded && [ -s m/memory-leak.svg ] &&
