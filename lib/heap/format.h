@@ -55,6 +55,14 @@
 #define PH_MAX_DEPTH 128u
 /* A stack's last (outermost) pc when the walk was cut short: shown as [truncated]. */
 #define PH_PC_TRUNCATED 1u
+/*
+ * The same, for a walk cut short while the loader was still running the
+ * initialisers of the libraries it started before the shim (a static
+ * initialiser of the C or C++ runtime): shown as [start-up]. A stack of
+ * runtime frames that ends here is the runtime's own; one that ends in
+ * [truncated] may have been called by the program.
+ */
+#define PH_PC_STARTUP 2u
 
 /* header.flags */
 #define PH_FLAG_EXITED 1u	/* the process reached its exit handlers */

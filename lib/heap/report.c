@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,12 @@ static void push_frame(struct stack_walk *w, const char *name, size_t len)
 /*
  * Symbolize pcs[0..depth) (innermost first) into w->frames, root first.
  * With check_supp, returns 1 when a frame or the object holding it
- * matches a suppression, or every frame lies in the runtime.
+ * matches a suppression, or every frame lies in the runtime and the
+ * runtime was not called by the program: the walk reached the stack's
+ * start, or was cut short in the loader's start-up (PH_PC_STARTUP). A
+ * walk cut short elsewhere ([truncated]: libstdc++ keeps no frame
+ * pointers) hides who called the runtime, often the program (a leaked
+ * new std::string is allocated inside libstdc++): its blocks are leaks.
  */
 static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t depth, int check_supp)
 {
@@ -100,6 +106,11 @@ static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t dep
 		if (pcs[k] == PH_PC_TRUNCATED) {
 			/* the walk was cut short: one honest frame, not garbage */
 			push_frame(w, "[truncated]", 11);
+			runtime_only = 0;
+			continue;
+		}
+		if (pcs[k] == PH_PC_STARTUP) {
+			push_frame(w, "[start-up]", 10);
 			continue;
 		}
 		n = prof_symbolize(w->sym, w->as, pcs[k], PROF_SYM_RETURN, fr, 32);
@@ -163,7 +174,7 @@ static void read_sites(struct stack_walk *w, struct prof_heapfile *f, const stru
 			continue;
 		}
 		suppressed = symbolize_stack(w, pcs, depth, s->live_bytes != 0);
-		if (depth && pcs[0] != PH_PC_TRUNCATED)	/* the summary's naming line */
+		if (depth && pcs[0] != PH_PC_TRUNCATED && pcs[0] != PH_PC_STARTUP)	/* the naming line */
 			prof_symbolizer_account(w->sym, w->as, pcs[0], PROF_SYM_RETURN,
 						(uint64_t)s->alloc_bytes);
 		if (!(p->flags & PH_FLAG_DWARF) && depth) {
@@ -362,10 +373,26 @@ static void report_leak_sites(const struct prof_heap_process *p, const char *tag
 	free(leaks);
 }
 
+/*
+ * Sampling saw no leak: that is not "no leaks". Leaked blocks of L bytes
+ * in all escape every sample with probability e^(-L / mean), more than
+ * 1 time in 20 below mean * ln 20 (about 3 means).
+ */
+static void report_unsampled(const struct prof_heap_process *p, const char *tag, const char *how)
+{
+	char mean[40], miss[40];
+
+	prof_fmt_bytes(mean, sizeof(mean), (double)p->sample_mean);
+	prof_fmt_bytes(miss, sizeof(miss), (double)p->sample_mean * log(20.0));
+	prof_warn("%s: no leak was sampled%s; sampling every %s on average misses leaks of under %s "
+		  "in all more than 1 time in 20 (run without --sample for an exact leak check)",
+		  tag, how, mean, miss);
+}
+
 void prof_heap_process_report(const struct prof_heap_process *p, const char *tag, int execed,
 			      const char *more_in)
 {
-	int exited = (p->flags & PH_FLAG_EXITED) != 0;
+	int exited = (p->flags & PH_FLAG_EXITED) != 0, sampled = (p->flags & PH_FLAG_SAMPLED) != 0;
 	int replaced = execed || (p->flags & PH_FLAG_EXEC);
 	const char *how = exited || replaced ? "" : " (did not exit normally: blocks live at its death)";
 	char n1[40], n2[40], n3[40], hb[40], why[512];
@@ -377,7 +404,7 @@ void prof_heap_process_report(const struct prof_heap_process *p, const char *tag
 			  "%s up to the exec", tag, p->exec_path,
 			  prof_heap_unfollowed_reason(p->exec_path, p->flags, why, sizeof(why)), tag,
 			  p->exe && p->exe[0] ? p->exe : "the program it replaced");
-	if (p->flags & PH_FLAG_SAMPLED)
+	if (sampled)
 		prof_warn("%s: sampled every %llu bytes on average: figures are estimates", tag,
 			  (unsigned long long)p->sample_mean);
 	prof_warn("%s: %s allocation%s, %s allocated, peak %s bytes (%s)", tag,
@@ -393,10 +420,12 @@ void prof_heap_process_report(const struct prof_heap_process *p, const char *tag
 			prof_warn("%s: %s bytes in %s block%s live when exec replaced the image (not leaks)",
 				  tag, n1, n2, plural(p->leak_blocks));
 		} else {
-			prof_warn("%s: leaked %s bytes in %s block%s%s", tag, n1, n2, plural(p->leak_blocks),
-				  how);
+			prof_warn("%s: leaked %s%s bytes in %s block%s%s", tag, sampled ? "an estimated " : "",
+				  n1, n2, plural(p->leak_blocks), how);
 			report_leak_sites(p, tag, more_in);
 		}
+	} else if (sampled) {
+		report_unsampled(p, tag, how);
 	} else {
 		prof_warn("%s: no leaks%s", tag, how);
 	}

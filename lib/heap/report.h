@@ -83,8 +83,11 @@ struct prof_heap_process {
  * frames without a mapping staying unresolved, into *p
  * (initialised here; release it with prof_heap_process_release() even
  * on failure). Frames are root first; a walk that was cut short ends in
- * "[truncated]", an allocation without a stack is "[no stack]". supp
- * decides which blocks still live are not leaks. Returns 0, or -1 when
+ * "[truncated]" ("[start-up]" when cut in the loader's start-up), an
+ * allocation without a stack is "[no stack]". supp decides which blocks
+ * still live are not leaks; so does the runtime: a stack of runtime
+ * frames only is not a leak when complete or cut at start-up, and is
+ * when cut elsewhere (the program may have called the runtime). Returns 0, or -1 when
  * the file cannot be read as a record file (reported).
  */
 int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,

@@ -158,7 +158,20 @@ static uint64_t run_id;
 static uint64_t interval_ns = 10000000;
 static uint64_t sample_mean;
 static double sample_mean_d;
-static int use_dwarf;
+/*
+ * --unwind dwarf: want_dwarf is what was asked (configure()); use_dwarf
+ * turns on only once libunwind is loaded (the constructor). Allocations
+ * before it, such as libstdc++'s static initialiser's, are walked with
+ * frame pointers: the first malloc may come before our constructor.
+ */
+static int want_dwarf, use_dwarf;
+/*
+ * 0 until our constructor ran: the loader is still running the
+ * initialisers of the libraries it started before us (the C++ runtime's
+ * emergency exception pool is allocated there). A frame-pointer walk cut
+ * short then ends in PH_PC_STARTUP rather than PH_PC_TRUNCATED.
+ */
+static int started;
 static int follow_fork = 1;
 static uintptr_t self_lo, self_hi;	/* the shim's code */
 static pthread_key_t thread_key;
@@ -851,7 +864,7 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n)
 
 	if (unlikely(!T.th) && thread_attach() < 0)
 		return;
-	if (use_dwarf)
+	if (__atomic_load_n(&use_dwarf, ACQUIRE))
 		depth = ph_unwind_dwarf(pcs, PH_MAX_DEPTH, self_lo, self_hi);
 	else {
 		int cur = __atomic_load_n(&code_cur, ACQUIRE);
@@ -863,6 +876,9 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n)
 			depth = ph_unwind_fp(pcs, PH_MAX_DEPTH, T.stack_lo, T.stack_hi, self_lo,
 					     self_hi, code_tab[cur], code_n[cur]);
 		}
+		if (unlikely(!__atomic_load_n(&started, RELAXED)) && depth &&
+		    pcs[depth - 1] == PH_PC_TRUNCATED)
+			pcs[depth - 1] = PH_PC_STARTUP;
 	}
 	id = stack_id(pcs, depth);
 	c = counters(id);
@@ -2047,7 +2063,7 @@ static void configure(void)
 	sample_mean = env_u64("PROFHEAP_SAMPLE", 0);
 	sample_mean_d = (double)sample_mean;
 	s = getenv("PROFHEAP_UNWIND");
-	use_dwarf = s && !strcmp(s, "dwarf");
+	want_dwarf = s && !strcmp(s, "dwarf");
 	s = getenv("PROFHEAP_FOLLOW_FORK");
 	follow_fork = !(s && !strcmp(s, "0"));
 	if (!follow_fork)
@@ -2114,18 +2130,19 @@ __attribute__((constructor)) static void profheap_init(void)
 	configure();
 	if (!active)
 		return;
-	if (use_dwarf) {
+	if (want_dwarf) {
 		T.guard++;
 		if (ph_unwind_dwarf_init() == 0) {
-			H->flags |= PH_FLAG_DWARF;
+			__atomic_fetch_or(&H->flags, PH_FLAG_DWARF, RELAXED);
+			__atomic_store_n(&use_dwarf, 1, RELEASE);
 		} else {
 			say("--unwind dwarf: libunwind.so.8 not found; using frame pointers", NULL);
-			use_dwarf = 0;
 		}
 		T.guard--;
 	}
 	if (!timer_running)
 		start_timer();
+	__atomic_store_n(&started, 1, RELEASE);
 }
 
 __attribute__((destructor)) static void profheap_fini(void)

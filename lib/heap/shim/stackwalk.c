@@ -114,6 +114,8 @@ ph_unwind_dwarf(uint64_t *pcs, unsigned max, uintptr_t skip_lo, uintptr_t skip_h
 	int n, i = 0;
 	unsigned out = 0;
 
+	if (!unw_backtrace_ptr)
+		return 0;	/* not loaded: the caller checks, this is the last defence */
 	n = unw_backtrace_ptr(buf, (int)(max + 16 < 160 ? max + 16 : 160));
 	/* buf[0] is our own pc (not a return address): skip the shim's frames. */
 	while (i < n && (uintptr_t)buf[i] >= skip_lo && (uintptr_t)buf[i] < skip_hi)

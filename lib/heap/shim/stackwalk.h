@@ -44,7 +44,10 @@ unsigned ph_unwind_fp(uint64_t *pcs, unsigned max, uintptr_t stack_lo, uintptr_t
  */
 int ph_unwind_dwarf_init(void);
 
-/* Walk with libunwind; same contract as ph_unwind_fp. Requires ph_unwind_dwarf_init(). */
+/*
+ * Walk with libunwind; same contract as ph_unwind_fp. Before a successful
+ * ph_unwind_dwarf_init() it stores nothing and returns 0.
+ */
 unsigned ph_unwind_dwarf(uint64_t *pcs, unsigned max, uintptr_t skip_lo, uintptr_t skip_hi);
 
 #endif
