@@ -10,6 +10,12 @@
  * the URL and the scrolling. The buttons and the details line are looked
  * up inside fr's <svg>. It returns an object whose release() removes the
  * window's listeners, for a page that replaces the graph.
+ *
+ * A graph taller than the window opens at its top (title, search field),
+ * as flamegraph.pl's does, and is never scrolled by the script: a page
+ * that scrolls itself on load is drawn by a user's browser, but headless
+ * Chromium's --screenshot (and screenshot tools built on it) then
+ * captures an empty region, a blank page (issue 24).
  */
 #include "flame/internal.h"
 
@@ -202,11 +208,6 @@ const char prof_flame_script[] =
 "/* the markup is already drawn for a fixed width: touch it only if needed */\n"
 "if (C.fluid || zi >= 0) render();\n"
 "if (term !== null) search();\n"
-"/* a flame graph taller than the window: show its bottom, where the root is */\n"
-"if (!C.inv && !C.embedded && window.scrollY === 0) {\n"
-"  var bb = svg.getBoundingClientRect();\n"
-"  if (bb.bottom > window.innerHeight) window.scrollTo(0, bb.bottom - window.innerHeight);\n"
-"}\n"
 "return { release: function () {\n"
 "  window.removeEventListener(\"keydown\", onKey, false);\n"
 "  window.removeEventListener(\"resize\", onResize, false);\n"
