@@ -863,7 +863,9 @@ for ev in cpu-clock offcpu-time; do
 	"$F" -q -e "$ev" -o "$TMP/x.$ev.pb.gz" "$TMP/x.tsv"
 	check_file "pprof round trip: profrec TSV -e $ev" 0 "$TMP/x.$ev.folded" "$F" -q --no-header "$TMP/x.$ev.pb.gz"
 done
-check "pprof import metadata" 0 "# source=pprof event=off_cpu unit=ns start_time=2026-01-02T03:04:05Z" \
+# time_nanos and duration_nanos (the last sample's time) as the interval
+# from/until (proftools-push sends it as the profile's).
+check "pprof import metadata" 0 "# source=pprof event=off_cpu unit=ns start_time=2026-01-02T03:04:05Z from=1767323045.000 until=1767323045.004" \
 	sh -c "\"$F\" -q \"$TMP/x.offcpu-time.pb.gz\" | head -n 1"
 check "pprof -e samples" 0 "app;main;work;leaf 2
 app;main;work;leaf;main;work 1

@@ -169,8 +169,9 @@ struct prof_pprof_read_opts {
  * messages) into column 0 of t; meta receives source=pprof, event (the
  * sample type folded), unit (ns for nanoseconds, samples for a
  * "samples" count, allocations for an "*_objects" count, the type's name
- * for another count, else the pprof unit) and start_time when the
- * profile has time_nanos. Returns 0, or -1 after reporting (see above);
+ * for another count, else the pprof unit), start_time when the profile
+ * has time_nanos, and from and until (Unix seconds, three decimals) when
+ * it also has duration_nanos. Returns 0, or -1 after reporting (see above);
  * samples with negative values are reported once and skipped (-1 too).
  */
 int prof_pprof_read(const void *data, size_t len, const char *name,

@@ -19,7 +19,7 @@
 
 enum {
 	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
-	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DEFAULT_SAMPLE_TYPE = 14,
+	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_DEFAULT_SAMPLE_TYPE = 14,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2,
 	L_ID = 1, L_ADDRESS = 3, L_LINE = 4,
@@ -67,7 +67,7 @@ struct pread {
 	uint32_t *frames;		/* frame ids of every location, root first */
 	size_t nframes, frames_cap;
 	uint64_t default_type;
-	int64_t time_nanos;
+	int64_t time_nanos, duration_nanos;
 	/* a sample being read */
 	uint64_t *ids, *values;
 	size_t nids, ids_cap, nvalues, values_cap;
@@ -187,6 +187,9 @@ static int collect(struct pread *rd, const struct prof_pb_field *f)
 		return 0;
 	case P_TIME_NANOS:
 		rd->time_nanos = (int64_t)f->value;
+		return 0;
+	case P_DURATION_NANOS:
+		rd->duration_nanos = (int64_t)f->value;
 		return 0;
 	default:	/* samples come in the second walk; the rest is not needed */
 		return 0;
@@ -397,6 +400,15 @@ static void set_meta(struct pread *rd, long k, struct prof_meta *meta)
 		gmtime_r(&secs, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		prof_meta_set(meta, "start_time", when);
+		/* The profile's interval, as profrec --rotate's files give
+		 * theirs (what proftools-push sends as from and until). */
+		if (rd->duration_nanos > 0 && rd->duration_nanos <= INT64_MAX - rd->time_nanos) {
+			prof_meta_setf(meta, "from", "%" PRId64 ".%03d", rd->time_nanos / 1000000000,
+				       (int)(rd->time_nanos % 1000000000 / 1000000));
+			prof_meta_setf(meta, "until", "%" PRId64 ".%03d",
+				       (rd->time_nanos + rd->duration_nanos) / 1000000000,
+				       (int)((rd->time_nanos + rd->duration_nanos) % 1000000000 / 1000000));
+		}
 	}
 	free(t);
 	free(u);
@@ -471,7 +483,7 @@ static int profile_wire(uint32_t number)
 	case P_SAMPLE_TYPE: case P_SAMPLE: case P_MAPPING: case P_LOCATION: case P_FUNCTION:
 	case P_STRING_TABLE: case 11:	/* period_type */
 		return PROF_PB_LEN;
-	case 7: case 8: case P_TIME_NANOS: case 10: case 12: case P_DEFAULT_SAMPLE_TYPE: case 15:
+	case 7: case 8: case P_TIME_NANOS: case P_DURATION_NANOS: case 12: case P_DEFAULT_SAMPLE_TYPE: case 15:
 		return PROF_PB_VARINT;
 	case 13:	/* comment: repeated int64, packed or not */
 		return -2;
