@@ -46,7 +46,7 @@ An existing -o directory must be empty or hold an earlier run (removed first).
 
 Exit status: the command's (all: the first nonzero); compare: 0, or 1 when
 --fail-above tripped or a profile is missing, empty or corrupt; 1 on
-failure; 2 on usage error.
+failure; 2 on usage error; 128+N when signal N (HUP, INT, TERM) stopped it.
 EOF
 	exit 0
 }
@@ -135,6 +135,62 @@ write_run_meta() { # MODE COMMAND...
 	esac
 }
 
+# ---- signals
+# The recorders run in the background of this shell, so that a SIGTERM or
+# SIGHUP sent to the script alone (by timeout(1), a CI runner, systemd) can
+# be passed on to the recorder, which passes it on to the command and ends
+# its recording; a shell waiting for a command in the foreground would
+# only see it once the command is over. SIGINT is not passed on: ^C at a
+# terminal reaches every process of the job, and a second one would make
+# the recorder kill the command. Either way the script waits for the
+# recorder, removes its temporary directory and exits 128+N.
+CHILD= SIGNAL= SIGNAME=
+on_signal() { # NUMBER NAME
+	SIGNAL=$1 SIGNAME=$2
+	if [ -n "$CHILD" ]; then
+		[ "$1" = 2 ] || kill -s "$2" "$CHILD" 2>/dev/null
+		return
+	fi
+	interrupted
+}
+interrupted() {
+	warn "stopped by SIG$SIGNAME${OUT:+ (what was recorded so far is in $OUT)}"
+	exit $((128 + SIGNAL))
+}
+# An asynchronous command of a shell without job control starts with
+# SIGINT and SIGQUIT ignored, and the command under the recorder would
+# inherit that (^C would not stop it): env puts them back to the default.
+# Without that env, the recorders run in the foreground (SIGTERM then only
+# takes effect once the command is over).
+if env --default-signal=INT,QUIT true 2>/dev/null; then
+	DEFSIG=1
+else
+	DEFSIG=
+fi
+# The command reads the script's standard input, kept as descriptor 3
+# (an asynchronous command's standard input would be /dev/null).
+if true <&0 2>/dev/null; then exec 3<&0; else exec 3</dev/null; fi
+
+# spawn CMD...: run CMD as above and wait for it, through signals; RC is
+# its exit status. Returns to the caller, which ends the script with
+# interrupted once it has collected what it must.
+spawn() {
+	if [ -z "$DEFSIG" ]; then
+		"$@" <&3 3<&-
+		RC=$?
+		return
+	fi
+	env --default-signal=INT,QUIT -- "$@" <&3 3<&- &
+	CHILD=$!
+	while :; do
+		wait "$CHILD"
+		RC=$?
+		# A signal ends wait early: the recorder is stopping, not stopped.
+		kill -0 "$CHILD" 2>/dev/null || break
+	done
+	CHILD=
+}
+
 # run_tee LOG PREFIX CMD...: run CMD with its stderr shown and the lines
 # starting with "PREFIX:" (the tool's own summary) kept in LOG; sets RC.
 run_tee() {
@@ -144,9 +200,9 @@ run_tee() {
 	mkfifo "$WORK/fifo" || die "cannot create a FIFO in $WORK"
 	tee "$WORK/stderr" <"$WORK/fifo" >&2 &
 	_tee=$!
-	"$@" 2>"$WORK/fifo"
-	RC=$?
+	spawn "$@" 2>"$WORK/fifo"
 	wait "$_tee"
+	[ -z "$SIGNAL" ] || interrupted
 	grep "^$_prefix:" "$WORK/stderr" >"$_log" || true
 }
 
@@ -163,8 +219,8 @@ fold_and_draw() {
 mode_cpu() {
 	REC=$OUT/cpu.samples.tsv.zst
 	say "cpu: recording $*"
-	"$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -o "$REC" -- "$@"
-	RC=$?
+	spawn "$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -o "$REC" -- "$@"
+	[ -z "$SIGNAL" ] || interrupted
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
 	[ "$QUIET" = 1 ] || "$(tool proffold)" -q --top 10 --human "$OUT/cpu.folded" >&2
@@ -173,8 +229,8 @@ mode_cpu() {
 mode_offcpu() {
 	REC=$OUT/offcpu.samples.tsv.zst
 	say "offcpu: recording $*"
-	"$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -e cpu-clock --off-cpu -o "$REC" -- "$@"
-	RC=$?
+	spawn "$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -e cpu-clock --off-cpu -o "$REC" -- "$@"
+	[ -z "$SIGNAL" ] || interrupted
 	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
 	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
 	fold_and_draw offcpu-oncpu "On-CPU: $*" -e cpu-clock || warn "offcpu: no on-CPU samples"
@@ -395,6 +451,9 @@ fi
 prepare_output "$@"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/proftools-profile.XXXXXX") || die "cannot create a temporary directory"
 trap 'rm -rf "$WORK"' EXIT
+trap 'on_signal 1 HUP' HUP
+trap 'on_signal 2 INT' INT
+trap 'on_signal 15 TERM' TERM
 CMDLINE="$*"
 
 # ---- the runs

@@ -150,6 +150,59 @@ else
 	fail "memory: program output" "nothing on stdout"
 fi
 
+# ---- signals: a long run stopped as timeout(1) or ^C would stop it
+# sig_test NAME MODE SIGNAL TARGET: proftools-profile MODE on the demo
+# program set to run for a minute, in a session of its own (a terminal's
+# job); once the program runs, SIGNAL goes to the script alone
+# (TARGET=script, as from timeout(1)) or to its whole process group
+# (TARGET=group, as ^C at a terminal). It must stop the program, the
+# recorder and itself, exit 128+N and leave no temporary directory.
+sig_test() {
+	_name=$1 _mode=$2 _sig=$3 _target=$4
+	mkdir -p "$TMP/sigtmp"
+	rm -rf "$TMP/sigtmp"/* "sig-$_mode"
+	TMPDIR=$TMP/sigtmp APP_SECONDS=60 env --default-signal=INT setsid "$W" "$_mode" -q -o "sig-$_mode" -- ./app \
+		>"$TMP/sig.out" 2>"$TMP/sig.err" &
+	_p=$!
+	_i=0
+	until ps -o comm= -s "$_p" 2>/dev/null | grep -qx app; do
+		_i=$((_i + 1))
+		[ "$_i" -lt 200 ] || break
+		sleep 0.05
+	done
+	_t0=$(date +%s)
+	if [ "$_target" = group ]; then kill -s "$_sig" -- "-$_p"; else kill -s "$_sig" "$_p"; fi
+	# A watchdog: a script that does not stop is killed with its group.
+	( sleep 30; kill -KILL -- "-$_p" ) 2>/dev/null &
+	_dog=$!
+	wait "$_p"
+	_st=$?
+	kill "$_dog" 2>/dev/null
+	wait "$_dog" 2>/dev/null
+	sleep 0.2
+	_left=$(ps -o pid=,comm= -s "$_p" 2>/dev/null | tr '\n' ' ')
+	[ -z "$_left" ] || kill -KILL -- "-$_p" 2>/dev/null
+	_tmp=$(ls "$TMP/sigtmp")
+	_want=$((128 + $(kill -l "$_sig" 2>/dev/null || echo 0)))
+	[ "$_sig" = TERM ] && _want=143
+	[ "$_sig" = INT ] && _want=130
+	if [ "$_i" -ge 200 ]; then
+		fail "$_name" "the program never ran: $(head -c 300 "$TMP/sig.err")"
+	elif [ "$_st" = "$_want" ] && [ -z "$_left" ] && [ -z "$_tmp" ] && [ $(($(date +%s) - _t0)) -lt 25 ] &&
+		grep -q "stopped by SIG$_sig" "$TMP/sig.err"; then
+		pass "$_name"
+	else
+		fail "$_name" "exit $_st (expected $_want); left running: ${_left:-none}; in TMPDIR: ${_tmp:-nothing}; $(tail -c 300 "$TMP/sig.err")"
+	fi
+}
+if ! command -v setsid >/dev/null || ! env --default-signal=INT true 2>/dev/null; then
+	skip "signals" "no setsid, or env without --default-signal"
+else
+	sig_test "memory: SIGTERM to the script stops profheap and the program, exit 143, temporary directory removed" memory TERM script
+	sig_test "memory: ^C (SIGINT to the job) stops it all, exit 130, FIFO and temporary directory removed" memory INT group
+	sig_test "memory: SIGHUP to the script stops it all, exit 129" memory HUP script
+fi
+
 # ---- cpu and offcpu (need perf events)
 if ! "$BIN/profrec" -q -o "$TMP/probe.tsv" -- true >/dev/null 2>&1; then
 	skip "cpu, offcpu, compare" "profrec cannot record here (perf_event_paranoid or no perf events)"
@@ -170,6 +223,10 @@ if [ "$STATUS" = 0 ] && grep -qx "file://$TMP/c2/index.html" "$TMP/stdout" && gr
 	pass "cpu: -F, --open prints the report's address, -q keeps stderr quiet"
 else
 	fail "cpu -F --open -q" "exit $STATUS: $(tail -n 2 "$TMP/stdout")"
+fi
+if command -v setsid >/dev/null && env --default-signal=INT true 2>/dev/null; then
+	sig_test "cpu: SIGTERM to the script stops profrec and the program, exit 143, temporary directory removed" cpu TERM script
+	sig_test "cpu: ^C (SIGINT to the job) stops it all, exit 130" cpu INT group
 fi
 run "$W" offcpu -q -o o -- ./app
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
