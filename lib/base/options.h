@@ -49,7 +49,7 @@ int prof_getopt_long(int argc, char *const argv[], const char *shortopts,
  */
 #define PROF_MAX_LINE_HELP \
 	"Environment: PROFTOOLS_MAX_LINE=SIZE caps an input line (default 16M); a\n" \
-	"longer line is reported with its file:line and skipped.\n"
+	"longer line is reported with its file:line and ends the reading.\n"
 
 /* Print text to stdout, exit 0 (for --help). */
 __attribute__((noreturn)) void prof_help(const char *text);

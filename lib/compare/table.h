@@ -40,8 +40,8 @@ struct prof_table {
  * lists work too. A row with the wrong number of fields is reported
  * ("prog: file:line: N fields, expected M") and skipped. Lines are read
  * through io/input.h's line reader: one longer than prof_max_line()
- * (PROFTOOLS_MAX_LINE) is reported there, skipped and counted as a bad
- * row, so memory holds only the rows kept. Returns 0 (a header without
+ * (PROFTOOLS_MAX_LINE) is reported there, ends the reading and is
+ * counted as a bad row, so memory holds only the rows kept. Returns 0 (a header without
  * rows is a table of no rows), or -1 after reporting when the file
  * cannot be opened or read (the rows before a read error are kept) or
  * is empty; *bad gets the number of skipped rows. Release with

@@ -167,29 +167,24 @@ static size_t drop_cut_line(struct prof_chunks *r, const char *p, size_t n)
 	return nl ? (size_t)(nl - p) + 1 : 0;
 }
 
-static size_t count_newlines(const char *p, size_t n)
-{
-	const char *end = p + n, *nl;
-	size_t c = 0;
-
-	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		c++;
-		p = nl + 1;
-	}
-	return c;
-}
-
+/*
+ * Line lineno is over the cap: report it and stop reading, the line and
+ * what follows it dropped (reading on to its newline never ended on an
+ * input without one, /dev/zero).
+ */
 static void too_long(struct prof_chunks *r, unsigned long lineno)
 {
 	r->too_long++;
 	prof_input_warn(prof_input_name(r->in), lineno,
 			"line longer than %zu bytes (PROFTOOLS_MAX_LINE raises the cap)", r->max);
+	r->eof = 1;
+	r->carry_len = 0;
 }
 
 /*
  * The block p[0..n) is handed over: count its lines (for the numbers in
- * messages) and empty each one over the cap, keeping its newline so that
- * parsers number the lines after it right. Returns the new length.
+ * messages) and cut it before the first line over the cap, which ends
+ * the reading. Returns the new length.
  */
 static size_t check_lines(struct prof_chunks *r, char *p, size_t n)
 {
@@ -201,9 +196,7 @@ static size_t check_lines(struct prof_chunks *r, char *p, size_t n)
 
 		if (end - start > r->max) {
 			too_long(r, r->lines + 1);
-			memmove(p + start, p + end, n - end);
-			n -= end - start;
-			end = start;
+			return start;
 		}
 		if (!nl)
 			break;
@@ -211,31 +204,6 @@ static size_t check_lines(struct prof_chunks *r, char *p, size_t n)
 		start = end + 1;
 	}
 	return n;
-}
-
-/*
- * The line p[line..n), no newline yet, is over the cap: report it, read
- * on to its newline holding none of its bytes, and leave that newline at
- * p[line] (the line becomes empty) with what followed it. Returns the
- * new length: line when the input ended first.
- */
-static size_t skip_long_line(struct prof_chunks *r, char *p, size_t line, size_t n,
-			     size_t cap)
-{
-	char *nl;
-
-	too_long(r, r->lines + count_newlines(p, line) + 1);
-	for (;;) {
-		nl = memchr(p + line, '\n', n - line);
-		if (nl) {
-			memmove(p + line, nl, (size_t)(p + n - nl));
-			return line + (size_t)(p + n - nl);
-		}
-		n = line;
-		if (r->eof)
-			return n;
-		fill(r, p, &n, cap, cap);
-	}
 }
 
 char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, size_t *len,
@@ -263,21 +231,17 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, siz
 		/* p[line..n): the line still open; over the cap, it goes */
 		if (n > scanned && (nl = memrchr(p + scanned, '\n', n - scanned)) != NULL)
 			line = (size_t)(nl - p) + 1;
-		if (n - line > r->max && !r->eof) {	/* at the end: check_lines */
-			if (cap - line < r->target) {
-				cap = line + r->target;
-				p = block_grow(p, cap);
-			}
-			n = skip_long_line(r, p, line, n, cap);
-			scanned = line;
-			continue;
-		}
-		if (r->eof) {
-			if (n == 0) {
+		if (r->eof || n - line > r->max) {
+			/* the open line over the cap: the lines before it go, then nothing */
+			int open_too_long = !r->eof;
+
+			*len = check_lines(r, p, open_too_long ? line : n);
+			if (open_too_long && !r->eof)
+				too_long(r, r->lines + 1);
+			if (*len == 0) {
 				prof_chunks_recycle(r, p);
 				return NULL;
 			}
-			*len = check_lines(r, p, n);
 			*last = 1;
 			p[*len] = '\0';
 			return p;
@@ -288,7 +252,7 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind, siz
 			memcpy(r->carry, p + b, n - b);
 			r->carry_len = n - b;
 			*len = check_lines(r, p, b);
-			*last = 0;
+			*last = r->eof && r->carry_len == 0;	/* a long line stopped it */
 			p[*len] = '\0';
 			return p;
 		}

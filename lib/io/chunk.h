@@ -19,11 +19,12 @@
  * never handed over.
  *
  * Lines are capped (io/input.h, prof_max_line()): a line over the cap is
- * reported with its file:line and handed over empty (its newline kept,
- * so parsers number the lines after it right, and a perf-script sample
- * ends there); its bytes are never held, so a block stays within the cap
- * and a few times the target size. Counting lines for those messages
- * costs one memchr pass over each block.
+ * reported with its file:line and ends the reading: the lines before it
+ * are handed over (the block cut before it, marked last), it and the
+ * rest of the input are never read. Its bytes are never held beyond the
+ * cap, so a block stays within the cap and a few times the target size.
+ * Counting lines for those messages costs one memchr pass over each
+ * block.
  */
 #include <stddef.h>
 

@@ -439,7 +439,7 @@ struct prof_lines {
 	size_t max;		/* prof_max_line() when opened */
 	unsigned long lineno, too_long;
 	int eof, unterminated;
-	int skipping;		/* dropping a line over the cap up to its newline */
+	int stopped;		/* a line over the cap ended the reading */
 };
 
 #define LINES_INITIAL (64 << 10)
@@ -468,12 +468,19 @@ struct prof_lines *prof_lines_from_mem(const char *name, const char *data, size_
 	return prof_lines_from_input(input_from_mem(name, data, len));
 }
 
-/* Line lineno + 1 is over the cap: say so once; it is dropped. */
-static void lines_too_long(struct prof_lines *lr)
+/*
+ * Line lineno + 1 is over the cap: say so; it and the rest of the input
+ * are left unread (an input with no newline, /dev/zero, would otherwise
+ * be read for ever).
+ */
+static char *lines_too_long(struct prof_lines *lr)
 {
 	lr->too_long++;
 	prof_input_warn(prof_input_name(lr->in), lr->lineno + 1,
 			"line longer than %zu bytes (PROFTOOLS_MAX_LINE raises the cap)", lr->max);
+	lr->stopped = 1;
+	lr->start = lr->scanned = lr->end = 0;
+	return NULL;
 }
 
 /* The line ending at nl, or the unterminated one at end of input (nl NULL). */
@@ -494,35 +501,21 @@ static char *lines_take(struct prof_lines *lr, char *nl, size_t *len)
 
 char *prof_lines_next(struct prof_lines *lr, size_t *len)
 {
+	if (lr->stopped)
+		return NULL;
 	for (;;) {
 		char *nl = memchr(lr->buf + lr->scanned, '\n', lr->end - lr->scanned);
 		ssize_t r;
 
 		if (nl) {
-			size_t n = (size_t)(nl - (lr->buf + lr->start));
-
-			if (!lr->skipping && n <= lr->max)
-				return lines_take(lr, nl, len);
-			/* a line over the cap ends here: drop it, go on with the next */
-			if (!lr->skipping)
-				lines_too_long(lr);
-			lr->skipping = 0;
-			lr->lineno++;
-			lr->start = lr->scanned = lr->start + n + 1;
-			continue;
+			if ((size_t)(nl - (lr->buf + lr->start)) > lr->max)
+				return lines_too_long(lr);
+			return lines_take(lr, nl, len);
 		}
 		lr->scanned = lr->end;
-		if (!lr->skipping && lr->end - lr->start > lr->max) {
-			lines_too_long(lr);
-			lr->skipping = 1;
-		}
-		if (lr->skipping)	/* hold none of its bytes */
-			lr->start = lr->scanned = lr->end = 0;
+		if (lr->end - lr->start > lr->max)
+			return lines_too_long(lr);
 		if (lr->eof) {
-			if (lr->skipping) {
-				lr->skipping = 0;
-				lr->lineno++;
-			}
 			if (lr->start != lr->end && prof_input_failed(lr->in)) {
 				/* Cut short: never hand over an incomplete line (chunk.h). */
 				prof_warn("%s: the input is cut short: its incomplete last line is "

@@ -15,9 +15,11 @@
  * line longer than prof_max_line() bytes: PROF_MAX_LINE_DEFAULT (16 MiB),
  * or the size in the environment variable PROFTOOLS_MAX_LINE ("64M"), one
  * setting for every reader of every tool. Such a line is reported as
- * "prog: file:line: line longer than N bytes", its bytes are read on to
- * its newline and dropped, never held, and reading goes on with the next
- * line; memory stays bounded by the cap even on /dev/zero. 16 MiB is far
+ * "prog: file:line: line longer than N bytes" and reading stops there:
+ * the lines before it are handed over, it and the rest of the input are
+ * never read (issue 25: reading on to its newline never ended on
+ * /dev/zero), so memory stays bounded by the cap and time by the bytes
+ * up to the cap. 16 MiB is far
  * above any line a profile holds (a folded stack 10,000 frames deep with
  * 200-byte C++ names is 2 MB) and small enough to hold at once.
  *
@@ -166,8 +168,8 @@ const char *prof_lines_name(const struct prof_lines *lr);
 int prof_lines_failed(const struct prof_lines *lr);
 
 /*
- * The number of lines skipped so far for being longer than the cap (each
- * reported). A reader that returns a status fails when it is nonzero.
+ * The number of lines over the cap met (reported; 1 at most, as reading
+ * stops at it). A reader that returns a status fails when it is nonzero.
  */
 unsigned long prof_lines_too_long(const struct prof_lines *lr);
 

@@ -24,7 +24,7 @@
  *
  * Memory stays bounded whatever the directory holds: tables, logs and
  * run.meta are read through io/input.h's line reader (a line longer than
- * PROFTOOLS_MAX_LINE is reported, skipped, and counted as a bad file),
+ * PROFTOOLS_MAX_LINE is reported, ends that file, and counts as a bad file),
  * logs streamed line by line, and an SVG is held whole only up to
  * PROF_REPORT_MAX_SVG.
  */
