@@ -583,6 +583,22 @@ check_error "speedscope: profiles not an array" 1 "obj.json:1:40: file.profiles:
 	"$F" "$TMP/obj.json"
 check_error "speedscope named on JSON of another kind" 1 "arr.json:1:1: expected a speedscope file" \
 	sh -c "echo '[1, 2]' >\"$TMP/arr.json\"; \"$F\" -f speedscope \"$TMP/arr.json\""
+# over the 1 GiB cap of a JSON document: a plain file is refused by its
+# size, before any of it is held (it was read whole first: 1 GB of RSS).
+# A sparse file: no disk used.
+if need "speedscope over 1 GiB: refused by its size" /usr/bin/time time; then
+	printf '{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": [' >"$TMP/big.json"
+	truncate -s 1100M "$TMP/big.json"
+	run /usr/bin/time -f "rss=%M" "$F" "$TMP/big.json"
+	rss=$(sed -n 's/^rss=//p' "$TMP/stderr")
+	if [ "$STATUS" = 1 ] && grep -q "big.json: larger than 1073741824 bytes" "$TMP/stderr" &&
+		[ -n "$rss" ] && [ "$rss" -lt 100000 ]; then
+		pass "speedscope over 1 GiB: refused by its size, peak RSS $rss KiB (< 100000)"
+	else
+		fail "speedscope over 1 GiB: refused by its size" "exit $STATUS, rss ${rss:-?} KiB: $(head -c 300 "$TMP/stderr")"
+	fi
+	rm -f "$TMP/big.json"
+fi
 
 # proffold's own speedscope export read back: with --tid, the profile
 # names (threads) are the roots again

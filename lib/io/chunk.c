@@ -98,6 +98,9 @@ char *prof_chunks_read_all(struct prof_chunks *r, size_t max, size_t *len)
 	if (n)
 		memcpy(buf, r->carry, n);
 	r->carry_len = 0;
+	/* a plain file's size is known: refuse it before holding any of it */
+	if (!r->eof && n <= max && prof_input_size_left(r->in) > (long long)(max - n))
+		n = max + 1;
 	while (!r->eof && n <= max) {
 		if (n == cap) {
 			/* one byte past max tells an input of exactly max from a larger one */

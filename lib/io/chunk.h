@@ -73,8 +73,9 @@ char *prof_chunks_next(struct prof_chunks *r, enum prof_chunk_boundary kind,
  * drop a one-line JSON document of more than 16 MiB). Bytes peeked come
  * first. At most max bytes: a longer input is reported as "prog: name:
  * larger than MAX bytes" and NULL returned, having held no more than
- * max + 64 KiB. On a read error, what came before it (prof_chunks_failed()
- * says so). The reader is then at end of input. The caller frees.
+ * max + 64 KiB, or nothing read when the input is a plain file whose
+ * size says so (io/input.h, prof_input_size_left()). On a read error,
+ * what came before it (prof_chunks_failed() says so). The reader is then at end of input. The caller frees.
  */
 char *prof_chunks_read_all(struct prof_chunks *r, size_t max, size_t *len);
 

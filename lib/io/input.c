@@ -330,6 +330,18 @@ ssize_t prof_input_read(struct prof_input *in, void *buf, size_t n)
 	}
 }
 
+long long prof_input_size_left(const struct prof_input *in)
+{
+	struct stat st;
+	off_t at;
+
+	if (in->fd < 0 || !in->detected || in->comp != PROF_COMP_NONE || fstat(in->fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || (at = lseek(in->fd, 0, SEEK_CUR)) < 0)
+		return -1;
+	/* bytes read into the raw buffer but not yet consumed are still to come */
+	return (long long)st.st_size - (long long)at + (long long)(in->raw_len - in->raw_pos);
+}
+
 enum prof_compression prof_input_compression(const struct prof_input *in)
 {
 	return in->comp;

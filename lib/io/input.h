@@ -93,6 +93,14 @@ int prof_check_regular(const char *path, char *err, size_t errlen);
  */
 ssize_t prof_input_read(struct prof_input *in, void *buf, size_t n);
 
+/*
+ * The bytes left to read when that is known before reading them: an
+ * uncompressed regular file (fstat(2)'s size less what was read), after
+ * the first read; -1 otherwise (a pipe, compressed data, memory). Lets a
+ * reader refuse an input over its cap before holding any of it.
+ */
+long long prof_input_size_left(const struct prof_input *in);
+
 /* Detected compression (valid after the first read). */
 enum prof_compression prof_input_compression(const struct prof_input *in);
 
