@@ -883,6 +883,13 @@ done
 # from/until (proftools-push sends it as the profile's).
 check "pprof import metadata" 0 "# source=pprof event=off_cpu unit=ns start_time=2026-01-02T03:04:05Z from=1767323045.000 until=1767323045.004" \
 	sh -c "\"$F\" -q \"$TMP/x.offcpu-time.pb.gz\" | head -n 1"
+# Names that are not UTF-8 (symbols are bytes): written as U+FFFD, so that
+# decoders holding to proto3's strings (protoc, python-protobuf) take it.
+if need "pprof: invalid UTF-8 written as U+FFFD" python3 python3; then
+	printf 'main;bad\377\376name 3\nmain;caf\303\251 1\n' | "$F" -q -o "$TMP/utf.pb.gz"
+	check "pprof: invalid UTF-8 written as U+FFFD, valid kept" 0 "$(printf 'bad\357\277\275\357\277\275name\ncaf\303\251\nmain')" \
+		sh -c "python3 \"$TESTS/tools/pprof_dump.py\" \"$TMP/utf.pb.gz\" | awk '\$1 == \"function\" { print \$3 }' | sort"
+fi
 check "pprof -e samples" 0 "app;main;work;leaf 2
 app;main;work;leaf;main;work 1
 app;main;work;sys_[k] 1" "$F" -q --no-header -e samples "$TMP/x.cpu-clock.pb.gz"

@@ -28,12 +28,17 @@ void prof_import_release(struct prof_import *imp)
 
 uint32_t prof_import_intern(struct prof_import *imp, const char *name, size_t len)
 {
+	return prof_import_frame_in(imp->t, name, len);
+}
+
+uint32_t prof_import_frame_in(struct prof_stacks *t, const char *name, size_t len)
+{
 	char *copy;
 	uint32_t id;
 	size_t i;
 
 	if (!memchr(name, ';', len) && !memchr(name, '\n', len) && !memchr(name, '\r', len))
-		return prof_stacks_frame(imp->t, name, len);
+		return prof_stacks_frame(t, name, len);
 	copy = xmemdup(name, len);
 	for (i = 0; i < len; i++) {
 		if (copy[i] == ';')
@@ -41,7 +46,7 @@ uint32_t prof_import_intern(struct prof_import *imp, const char *name, size_t le
 		else if (copy[i] == '\n' || copy[i] == '\r')
 			copy[i] = ' ';
 	}
-	id = prof_stacks_frame(imp->t, copy, len);
+	id = prof_stacks_frame(t, copy, len);
 	free(copy);
 	return id;
 }

@@ -59,9 +59,14 @@ void prof_import_init(struct prof_import *imp, const char *name, struct prof_sta
 void prof_import_release(struct prof_import *imp);
 
 /*
- * The frame id of name[0..len) in imp's table, interned as folded text can
- * hold it: ';' (the frame separator) made ':', line breaks made blanks.
+ * The frame id of name[0..len) in t, interned as folded text can hold it:
+ * ';' (the frame separator) made ':', line breaks made blanks, so that
+ * what is written folded reads back the same. Every importer of names
+ * another program wrote interns them through this (pprof's too).
  */
+uint32_t prof_import_frame_in(struct prof_stacks *t, const char *name, size_t len);
+
+/* prof_import_frame_in() of imp's table. */
 uint32_t prof_import_intern(struct prof_import *imp, const char *name, size_t len);
 
 /* Append a frame id (from prof_import_intern()) to the stack being read. */

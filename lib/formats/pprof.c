@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/escape.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/intern.h"
@@ -326,6 +327,34 @@ static void put_functions(struct writer *w)
 	prof_buf_release(&line);
 }
 
+/*
+ * One string of the table. profile.proto's strings are proto3 strings:
+ * protoc and python-protobuf refuse a whole profile holding one byte of
+ * invalid UTF-8 (go tool pprof takes it). Names are bytes here (symbols
+ * of any encoding): each byte that starts no valid sequence is written as
+ * U+FFFD, as a decoder replaces it.
+ */
+static void put_string(struct writer *w, const char *s, size_t len)
+{
+	size_t i, n;
+
+	if (prof_utf8_valid(s, len)) {
+		prof_pb_put_bytes(&w->msg, P_STRING_TABLE, s, len);
+		return;
+	}
+	prof_buf_reset(&w->sub);
+	for (i = 0; i < len; i += n) {
+		n = prof_utf8_seqlen((const unsigned char *)s + i, len - i);
+		if (n) {
+			prof_buf_add(&w->sub, s + i, n);
+		} else {
+			prof_buf_add(&w->sub, "\xef\xbf\xbd", 3);
+			n = 1;
+		}
+	}
+	prof_pb_put_bytes(&w->msg, P_STRING_TABLE, w->sub.data, w->sub.len);
+}
+
 int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out)
 {
 	size_t nframes = prof_intern_count(&p->t->frames), i, len;
@@ -358,7 +387,7 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	for (i = 0; i < prof_intern_count(&w.strings); i++) {
 		const char *s = prof_intern_str(&w.strings, (uint32_t)i, &len);
 
-		prof_pb_put_bytes(&w.msg, P_STRING_TABLE, s, len);
+		put_string(&w, s, len);
 	}
 	rc = prof_output_write(out, w.msg.data, w.msg.len);
 	prof_intern_release(&w.strings);

@@ -13,7 +13,8 @@
  * Line; a stack becomes one Sample whose location_ids run leaf first, as
  * pprof wants, and whose values are the table's columns named by the
  * sample types. Functions, locations and strings are deduplicated (one
- * per frame name). Weights are rounded to integers (int64); a weight
+ * per frame name). Strings are written as valid UTF-8 (proto3's rule):
+ * a byte that starts no valid sequence becomes U+FFFD. Weights are rounded to integers (int64); a weight
  * above 2^63-1 is kept at 2^63-1. Stacks whose written values are all
  * zero are left out.
  *
@@ -21,7 +22,9 @@
  * the last (the root) to the first (the leaf), and within a location its
  * Lines from the last (the caller) to the first (the inlined callee). A
  * frame is its function's name (system_name when name is empty,
- * "[unknown]" when both are); a location without lines is its address,
+ * "[unknown]" when both are; ';' made ':' and line breaks blanks, as
+ * formats/import.h interns every imported name, so that the folded text
+ * written from it reads back the same); a location without lines is its address,
  * "0x1f2e". One sample type is folded: the one named (its type, or the
  * proftools event it was made from: cpu-clock and task-clock for "cpu",
  * offcpu-time for "off_cpu"), else the profile's default_sample_type,

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/hashmap.h"
 #include "base/xalloc.h"
+#include "formats/import.h"
 #include "formats/pprof.h"
 #include "formats/protobuf.h"
 
@@ -217,7 +218,7 @@ static int line_frame(struct pread *rd, uint64_t fn_id, size_t at, uint32_t *fra
 	sys = &rd->strs[fn->system_name];
 	if (!name->len)
 		name = sys;
-	*frame = name->len ? prof_stacks_frame(rd->t, name->p, name->len)
+	*frame = name->len ? prof_import_frame_in(rd->t, name->p, name->len)
 			   : prof_stacks_frame(rd->t, "[unknown]", 9);
 	return 0;
 }

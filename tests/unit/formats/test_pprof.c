@@ -5,7 +5,8 @@
  * (inlined lines, an unsymbolized location, no default type) folds root
  * first, the last type by default, a named type or event alias on
  * request; detection; truncated and inconsistent messages refused with
- * the byte offset.
+ * the byte offset; names written as valid UTF-8 and read back as folded
+ * text can hold them; time_nanos and duration_nanos as from/until.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,76 @@ int main(void)
 		prof_buf_release(&b);
 		prof_buf_release(&s);
 		prof_buf_release(&l);
+	}
+	TEST("names: invalid UTF-8 written as U+FFFD; ';' and line breaks made folded-safe on reading") {
+		struct prof_stacks t, back;
+		struct prof_meta meta = PROF_META_INIT, got = PROF_META_INIT;
+		struct prof_pprof_profile p;
+		struct prof_buf b = PROF_BUF_INIT, s = PROF_BUF_INIT;
+		static const char *const strs[] = { "", "cpu", "nanoseconds", "ns;a::f", "line\nbreak\r" };
+		char *a;
+		size_t i;
+
+		prof_stacks_init(&t, 1);
+		add(&t, "main;bad\xff\xfename;cut\xc3", 5, 0);
+		add(&t, "main;caf\xc3\xa9", 1, 0);	/* valid: unchanged */
+		prof_meta_parse_line(&meta, "# event=cpu-clock unit=ns", 25);
+		prof_pprof_describe(&p, &t, &meta, 0, -1);
+		data = write_bytes(&p, &len);
+		CHECK(data && !memmem(data, len, "\xff", 1) && memmem(data, len, "caf\xc3\xa9", 5) &&
+		      memmem(data, len, "bad\xef\xbf\xbd\xef\xbf\xbdname", 12) &&
+		      memmem(data, len, "cut\xef\xbf\xbd", 6));
+		prof_stacks_init(&back, 1);
+		CHECK(read_bytes(data, len, NULL, &back, &got) == 0);
+		a = folded(&back);
+		CHECK_STR(a, "main;bad\xef\xbf\xbd\xef\xbf\xbdname;cut\xef\xbf\xbd 5\nmain;caf\xc3\xa9 1\n");
+		free(a);
+		free(data);
+		prof_stacks_release(&back);
+		prof_stacks_release(&t);
+		prof_meta_release(&got);
+
+		/* a profile naming functions "ns;a::f" and "line\nbreak\r", with
+		 * time_nanos and duration_nanos */
+		prof_buf_reset(&s);
+		prof_pb_put_uint(&s, 1, 1);
+		prof_pb_put_uint(&s, 2, 2);
+		prof_pb_put_bytes(&b, 1, s.data, s.len);
+		prof_buf_reset(&s);
+		prof_pb_put_packed(&s, 1, (const uint64_t[]){ 1, 2 }, 2);
+		prof_pb_put_packed(&s, 2, (const uint64_t[]){ 7 }, 1);
+		prof_pb_put_bytes(&b, 2, s.data, s.len);
+		for (i = 1; i <= 2; i++) {
+			struct prof_buf l = PROF_BUF_INIT;
+
+			prof_pb_put_uint(&l, 1, i);
+			prof_buf_reset(&s);
+			prof_pb_put_uint(&s, 1, i);
+			prof_pb_put_bytes(&s, 4, l.data, l.len);
+			prof_pb_put_bytes(&b, 4, s.data, s.len);
+			prof_buf_reset(&s);
+			prof_pb_put_uint(&s, 1, i);
+			prof_pb_put_uint(&s, 2, i + 2);
+			prof_pb_put_bytes(&b, 5, s.data, s.len);
+			prof_buf_release(&l);
+		}
+		prof_pb_put_uint(&b, 9, 1767323045250000000ULL);
+		prof_pb_put_uint(&b, 10, 2500000000ULL);
+		for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+			prof_pb_put_bytes(&b, 6, strs[i], strlen(strs[i]));
+		prof_stacks_init(&back, 1);
+		CHECK(read_bytes(b.data, b.len, NULL, &back, &got) == 0);
+		a = folded(&back);
+		CHECK_STR(a, "line break ;ns:a::f 7\n");
+		CHECK(prof_intern_count(&back.frames) == 2);
+		CHECK_STR(prof_meta_get(&got, "from"), "1767323045.250");
+		CHECK_STR(prof_meta_get(&got, "until"), "1767323047.750");
+		free(a);
+		prof_stacks_release(&back);
+		prof_meta_release(&got);
+		prof_meta_release(&meta);
+		prof_buf_release(&b);
+		prof_buf_release(&s);
 	}
 	TEST("detection: text is not a profile") {
 		CHECK(!prof_pprof_detect("a;b;c 1\n", 8, 1));
