@@ -491,6 +491,8 @@ window.addEventListener("load", function () {
   }
   function ev(el, type) { el.dispatchEvent(new MouseEvent(type, { bubbles: true })); }
   function label(n) { var t = find(n).querySelector("text"); return t ? t.textContent : ""; }
+  // a harness error is written out (and fails the checks), not a blank result
+  try {
   var cut = find("a_long_function_name_that_is_cut");
   out.push("label-before=" + label("a_long_function_name_that_is_cut"));
   ev(cut.querySelector("rect"), "mouseover");
@@ -505,15 +507,24 @@ window.addEventListener("load", function () {
   ev(document.getElementById("unzoom"), "click");
   out.push("other-shown=" + !find("other").classList.contains("hide"));
   out.push("hash-unzoom=" + (location.hash || "none"));
-  window.prompt = function () { return "^(deep|second)$"; };
+  // the search field: Ctrl-F focuses it, typing searches (no prompt())
+  window.prompt = function () { out.push("prompt-called"); return null; };
+  var field = document.querySelector("#searchbox input");
   window.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true, bubbles: true }));
+  out.push("focused=" + (field !== null && document.activeElement === field));
+  function type(s) { field.value = s; field.dispatchEvent(new Event("input", { bubbles: true })); }
+  type("^(deep|second)$");
   out.push("matched-case=" + document.getElementById("matched").textContent);
   ev(document.getElementById("ignorecase"), "click");
   out.push("matched-nocase=" + document.getElementById("matched").textContent);
   out.push("deep-fill=" + find("Deep").querySelector("rect").getAttribute("fill"));
   out.push("hash-search=" + location.hash);
-  ev(document.getElementById("search"), "click");
-  out.push("after-reset=" + document.getElementById("search").textContent);
+  type("(");
+  out.push("bad-regex=" + document.getElementById("matched").textContent + "," + field.classList.contains("bad"));
+  type("");
+  out.push("after-reset=" + document.getElementById("matched").classList.contains("hide") +
+    "," + (location.hash || "none") + "," + find("Deep").querySelector("rect").getAttribute("fill"));
+  } catch (e) { out.push("error=" + e); }
   var pre = document.createElement("pre");
   pre.id = "result";
   pre.textContent = out.join("\n");
@@ -521,10 +532,12 @@ window.addEventListener("load", function () {
 });
 JS
 	browser_run "$TMP/ui.html" "$TMP/harness.js" "$TMP/ui.result"
+	got() { grep "^$1=" "$TMP/ui.result" | sed "s/^$1=//"; }
 	if [ ! -s "$TMP/ui.result" ]; then
 		skip "browser" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
 	else
-		got() { grep "^$1=" "$TMP/ui.result" | sed "s/^$1=//"; }
+		deep_fill=$(grep -o '<title>Deep ([^<]*</title><rect [^>]*fill="#[0-9a-f]*"' "$TMP/ui.html" | sed 's/.*fill="//; s/"$//')
+		check "browser: the harness ran to its end" 0 "" got error
 		check "browser: labels cut to fit" 0 "a_.." got label-before
 		check "browser: tooltip on the details line" 0 "Function: a_long_function_name_that_is_cut (3 ms (wall), 2.86%)" got details
 		check "browser: click zooms, label re-cut" 0 "a_long_function_name_that_is_cut" got label-zoomed
@@ -535,11 +548,14 @@ JS
 		check "browser: zoom kept in the URL" 0 "true" got hash-zoom
 		check "browser: Reset Zoom restores" 0 "true" got other-shown
 		check "browser: Reset Zoom clears the URL" 0 "none" got hash-unzoom
-		check "browser: Ctrl-F regex search, Matched %" 0 "Matched: 37.1%" got matched-case
+		check "browser: Ctrl-F focuses the search field" 0 "true" got focused
+		check "browser: no prompt() (ignored in a sandboxed frame)" 0 "" sh -c "! grep -q prompt-called '$TMP/ui.result'"
+		check "browser: typing a regex searches, Matched %" 0 "Matched: 37.1%" got matched-case
 		check "browser: ignore-case toggle" 0 "Matched: 40.0%" got matched-nocase
 		check "browser: matches highlighted" 0 "rgb(230,0,230)" got deep-fill
 		check "browser: search kept in the URL" 0 "#s=%5E(deep%7Csecond)%24&i=1" got hash-search
-		check "browser: Reset Search" 0 "Search" got after-reset
+		check "browser: a bad regex says so" 0 "Invalid regex,true" got bad-regex
+		check "browser: an empty field resets the search" 0 "true,#i=1,$deep_fill" got after-reset
 	fi
 
 	# fluid by default: a page fills the window; an <img> (no script) shows
@@ -604,6 +620,22 @@ JS
 			fail "browser: screenshot of a tall graph ($page, 800x400)" "half the pixels frames expected: $px"
 		fi
 	done
+	# the search field as a user sees it: "^f5" typed into it paints
+	# f5 and f50..f59, the ten frames at the top of the window, magenta
+	{ sed '/^<\/svg>$/,$d' "$TMP/deep60.svg"; cat <<'JS'; } >"$TMP/typed.svg"
+<script type="text/ecmascript"><![CDATA[
+var field = document.querySelector("#searchbox input");
+if (field) { field.value = "^f5"; field.dispatchEvent(new Event("input", { bubbles: true })); }
+]]></script>
+</svg>
+JS
+	px=$(browser_shot "$TMP/typed.svg" 800,400)
+	match=$(echo "$px" | sed -n 's/^800x400 warm=[0-9]* match=\([0-9]*\)$/\1/p')
+	if [ -n "$match" ] && [ "$match" -ge $((10 * 14 * 700)) ]; then
+		pass "browser: screenshot: a term typed into the search field paints its matches"
+	else
+		fail "browser: screenshot of a search typed into the field" "10 frames of magenta expected: $px"
+	fi
 fi
 
 # ---- hostile --nameattr, --diff on stdin twice, --diff across units ----

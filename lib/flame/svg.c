@@ -267,6 +267,13 @@ void prof_flame_add_style(struct prof_buf *b, const struct prof_flame_opts *o)
 	prof_buf_addstr(b, "px;fill:#000}\n"
 		       "#search,#ignorecase{opacity:0.1;cursor:pointer}\n"
 		       "#search:hover,#search.show,#ignorecase:hover,#ignorecase.show{opacity:1}\n"
+		       "#searchbox input{box-sizing:border-box;width:100%;height:100%;margin:0;"
+		       "padding:1px 4px;border:1px solid #aaa;border-radius:3px;background:#fff;"
+		       "font-family:");
+	prof_xml_escape(b, o->fonttype, strlen(o->fonttype));
+	prof_buf_addstr(b, ";font-size:");
+	prof_flame_add_num(b, fs);
+	prof_buf_addstr(b, "px}\n#searchbox input.bad{background:#fdd}\n"
 		       "#subtitle{text-anchor:middle;fill:#a0a0a0}\n#title{text-anchor:middle;font-size:");
 	prof_flame_add_num(b, fs + 5);
 	prof_buf_addstr(b, "px}\n#unzoom{cursor:pointer}\n"
