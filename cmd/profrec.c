@@ -28,7 +28,9 @@
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
+#include "formats/folded.h"
 #include "formats/pprof.h"
+#include "formats/speedscope.h"
 #include "io/output.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
@@ -55,8 +57,8 @@ static const char help_text[] =
 	"  -F, --freq=HZ            samples per second of CPU time (default 999)\n"
 	"  -g                       same as --call-graph fp\n"
 	"  -m, --mmap-pages=PAGES   ring buffer pages per CPU (default 128; dwarf 1024)\n"
-	"  -o, --output=FILE        write to FILE (.gz .zst .lz4 compress; .pb.gz: pprof);\n"
-	"                           default stdout\n"
+	"  -o, --output=FILE        write to FILE (default stdout; .gz .zst .lz4 compress;\n"
+	"                           .pb.gz: pprof, .speedscope.json: speedscope, .folded: --folded)\n"
 	"  -p, --pid=PID[,PID...]   attach to running processes (all their threads)\n"
 	"  -q, --quiet              no summary on stderr\n"
 	"  -t, --tid=TID            attach to one thread\n"
@@ -304,10 +306,12 @@ static void validate(struct args *a, int argc, char **argv)
 		prof_usage_error(SYNOPSIS, "give one of a command, -p, -t or -a");
 	if (argc == 0 && !a->target.npids && !a->target.all_cpus)
 		prof_usage_error(SYNOPSIS, "nothing to profile: give a command, -p, -t or -a");
+	/* The name says the format, as for proffold: NAME.folded is folded. */
+	a->opt.folded |= !a->rotate.interval_s && prof_folded_name(a->output);
 	if (a->no_header && !a->opt.folded)
 		prof_usage_error(SYNOPSIS, "--no-header needs --folded");
 	if (a->opt.folded && a->opt.nevents > 1)
-		prof_usage_error(SYNOPSIS, "--folded takes one event (several events: write the TSV and fold it with proffold)");
+		prof_usage_error(SYNOPSIS, "--folded (or -o NAME.folded) takes one event (several events: write the TSV and fold it with proffold)");
 	if (argc > 0)
 		a->target.argv = argv;
 }
@@ -374,8 +378,9 @@ int main(int argc, char **argv)
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_output *out;
 	int status = PROF_EXIT_FAIL, to_stdout, first;
-	const char *pprof = NULL;
+	const char *converted = NULL;
 	char *tsv = NULL;
+	int (*convert)(const char *, const char *) = NULL;
 
 	prof_set_progname(argv[0]);
 	memset(&a, 0, sizeof(a));
@@ -383,12 +388,12 @@ int main(int argc, char **argv)
 	first = parse_options(&a, argc, argv);
 	validate(&a, argc - first, argv + first);
 
-	/* -o NAME.pb.gz: record TSV beside it, then convert it (formats/pprof.h) */
-	if (prof_pprof_name(a.output) && !a.rotate.interval_s) {
-		pprof = a.output;
-		if (!(a.output = tsv = prof_pprof_temp(pprof)))
-			return PROF_EXIT_FAIL;
-	}
+	/* -o NAME.pb.gz, NAME.speedscope.json: record TSV beside it, then convert it */
+	if (!a.rotate.interval_s)
+		convert = prof_pprof_name(a.output) ? prof_pprof_convert
+			: prof_speedscope_name(a.output) ? prof_speedscope_convert : NULL;
+	if (convert && !(a.output = tsv = prof_pprof_temp(converted = a.output)))
+		return PROF_EXIT_FAIL;
 	setup_process();
 	/* No debuginfod behind the symbolizer's back (libdw asks when this is set). */
 	if (!a.opt.debuginfod)
@@ -434,7 +439,7 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	status = record(&r, &a, out, &meta);
-	if (pprof && prof_pprof_convert(tsv, pprof) != 0 && status == 0)
+	if (convert && convert(tsv, converted) != 0 && status == 0)
 		status = PROF_EXIT_FAIL;
 done:
 	if (tsv)

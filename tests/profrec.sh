@@ -1045,3 +1045,28 @@ if [ "$STATUS" = 0 ] && gzip -t "$TMP/pp.pb.gz" 2>/dev/null; then
 else
 	fail "-o x.pb.gz: a gzip'd profile" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
+
+# ---- -o NAME.speedscope.json, NAME.folded: the format the name says (issue 25) ----
+run "$P" -o "$TMP/ss.speedscope.json" -- "$TMP/wl" -s $SHORT split
+if [ "$STATUS" = 0 ] && head -c 64 "$TMP/ss.speedscope.json" | grep -q '^{"$schema":"https://www.speedscope.app/file-format-schema.json"'; then
+	pass "-o x.speedscope.json: a speedscope document"
+	assert "-o x.speedscope.json: a profile per thread" grep -Eq '"type":"sampled","name":"wl-[0-9]+/[0-9]+"' "$TMP/ss.speedscope.json"
+	check "-o x.speedscope.json: the workload's stacks" 0 "yes" sh -c \
+		"\"$BIN/proffold\" -q --no-header \"$TMP/ss.speedscope.json\" | awk '/main;split;leaf_a/ { a = \"yes\" } END { print a }'"
+	assert "-o x.speedscope.json: no temporary TSV left" sh -c "! ls \"$TMP\"/ss.speedscope.json.*.tsv 2>/dev/null"
+	if need_npm "-o x.speedscope.json: valid against speedscope's schema"; then
+		check_status "-o x.speedscope.json: valid against speedscope's schema" 0 \
+			node "$TESTS/tools/speedscope_check.js" "$NPM_DIR" "$TMP/ss.speedscope.json"
+	fi
+else
+	fail "-o x.speedscope.json: a speedscope document" "exit $STATUS: $(head -c 100 "$TMP/ss.speedscope.json" 2>&1) $(head -c 300 "$TMP/stderr")"
+fi
+run "$P" -o "$TMP/ff.folded.gz" -- "$TMP/wl" -s $SHORT split
+if [ "$STATUS" = 0 ] && gzip -dc "$TMP/ff.folded.gz" | sed -n 1p | grep -q '^# source=profrec event=cpu-clock unit=samples ' &&
+	gzip -dc "$TMP/ff.folded.gz" | sed 1d | grep -q '^wl;.*main;split;leaf_a [1-9][0-9]*$' &&
+	! gzip -dc "$TMP/ff.folded.gz" | sed 1d | grep -qv ' [0-9][0-9]*$'; then
+	pass "-o x.folded.gz: folded stacks, as --folded"
+else
+	fail "-o x.folded.gz: folded stacks, as --folded" "exit $STATUS: $(gzip -dc "$TMP/ff.folded.gz" 2>&1 | head -c 300) $(head -c 300 "$TMP/stderr")"
+fi
+check_error "-o x.folded with two events" 2 'takes one event' "$P" -e cpu-clock,task-clock -o "$TMP/two.folded" -- true

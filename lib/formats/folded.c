@@ -366,3 +366,16 @@ int prof_folded_write(const struct prof_stacks *t, const struct prof_meta *meta,
 	free(ids);
 	return r;
 }
+
+int prof_folded_name(const char *path)
+{
+	static const char *const suffixes[] = { ".folded", ".folded.gz", ".folded.zst", ".folded.lz4" };
+	size_t n = path ? strlen(path) : 0, i, k;
+
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		k = strlen(suffixes[i]);
+		if (n > k && strcmp(path + n - k, suffixes[i]) == 0)
+			return 1;
+	}
+	return 0;
+}

@@ -133,4 +133,10 @@ size_t prof_format_count(char *buf, prof_weight v);
 int prof_folded_write(const struct prof_stacks *t, const struct prof_meta *meta,
 		      size_t ncolumns, struct prof_output *o);
 
+/*
+ * Whether path names a folded file: "*.folded", or that followed by a
+ * compression suffix (.gz .zst .lz4); path may be NULL.
+ */
+int prof_folded_name(const char *path);
+
 #endif

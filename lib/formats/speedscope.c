@@ -3,7 +3,9 @@
 #include "base/buf.h"
 #include "base/escape.h"
 #include "base/xalloc.h"
+#include "core/meta.h"
 #include "formats/folded.h"
+#include "formats/profile.h"
 #include "formats/speedscope.h"
 #include "io/output.h"
 
@@ -177,4 +179,32 @@ int prof_speedscope_write(const struct prof_stacks *t, const struct prof_speedsc
 	free(roots);
 	free(index);
 	return rc < 0 ? -1 : 0;
+}
+
+int prof_speedscope_convert(const char *in, const char *out)
+{
+	struct prof_profile_opts o;
+	struct prof_stacks t;
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_output *o_out;
+	int rc;
+
+	prof_profile_opts_init(&o);
+	o.include_tid = 1;	/* roots "comm-PID/TID": a profile per thread */
+	prof_stacks_init(&t, 1);
+	rc = prof_profile_read(in, &o, &t, &meta, NULL);
+	struct prof_speedscope_opts so = {
+		.name = out, .unit = prof_meta_get(&meta, "unit"), .split_roots = 1,
+	};
+	o_out = prof_output_open(out, PROF_OUT_ATOMIC, PROF_COMP_NONE);
+	if (!o_out || prof_speedscope_write(&t, &so, o_out)) {
+		if (o_out)
+			prof_output_abort(o_out);
+		rc = -1;
+	} else if (prof_output_close(o_out)) {
+		rc = -1;
+	}
+	prof_stacks_release(&t);
+	prof_meta_release(&meta);
+	return rc;
 }

@@ -40,4 +40,13 @@ int prof_speedscope_name(const char *path);
 int prof_speedscope_write(const struct prof_stacks *t, const struct prof_speedscope_opts *o,
 			  struct prof_output *out);
 
+/*
+ * profrec -o NAME.speedscope.json: read the recording at in (profrec TSV,
+ * written beside out by prof_pprof_temp(); formats/profile.h reads its
+ * first event) and write it to out as proffold --output-format
+ * speedscope does, a profile per thread, atomically. Returns 0, or -1
+ * after reporting.
+ */
+int prof_speedscope_convert(const char *in, const char *out);
+
 #endif
