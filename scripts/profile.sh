@@ -9,7 +9,8 @@ PROG=proftools-profile
 # Set by make when it installs the script; from the tree, ../VERSION.
 VERSION=@VERSION@
 case $VERSION in @*) VERSION=$(cat "$(dirname "$0")/../VERSION" 2>/dev/null || echo unknown) ;; esac
-SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open] [--] command [arg ...]
+SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open]
+                         [--unwind fp|dwarf] [--] command [arg ...]
        $PROG compare [-hq] [-o dir] [--fail-above pct] [--open] dir_a dir_b"
 
 usage() {
@@ -36,7 +37,11 @@ Modes:
 Options:
   -o, --output=DIR        directory to write (default profile-YYYYmmdd-HHMMSS)
   -F, --freq=HZ           samples per second (cpu, offcpu; default 999)
-      --dwarf             DWARF call chains (code without frame pointers)
+      --dwarf             DWARF stacks (code without frame pointers), every mode:
+                          cpu and offcpu: profrec --call-graph dwarf;
+                          memory: profheap --unwind dwarf
+      --unwind=fp|dwarf   frame pointers (default) or DWARF stacks (also spelt
+                          --call-graph=fp|dwarf, as the recorders' hints say)
       --fail-above=PCT    compare: exit 1 when something regressed by more than PCT%
       --open              print the report's file:// address at the end
   -q, --quiet             no summary on stderr
@@ -52,7 +57,7 @@ EOF
 }
 
 list_options() {
-	printf '%s\n' --dwarf --fail-above= --freq= --help --open --output= --quiet
+	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --open --output= --quiet --unwind=fp,dwarf
 	exit 0
 }
 
@@ -131,8 +136,9 @@ write_run_meta() { # MODE COMMAND...
 	meta version "proftools $VERSION"
 	case $mode in cpu|offcpu|all)
 		meta freq "$FREQ"
-		meta call_graph "$CALL_GRAPH" ;;
+		meta call_graph "$UNWIND" ;;
 	esac
+	case $mode in memory|all) meta unwind "$UNWIND" ;; esac
 }
 
 # ---- signals
@@ -216,11 +222,21 @@ fold_and_draw() {
 	"$(tool proffold)" -q --top 30 -o "$OUT/$_name.top.tsv" "$OUT/$_name.folded" || return 1
 }
 
+# dwarf_hint MODE LOG: a recorder's warning that most stacks stop after
+# one or two frames (a program without frame pointers) is in LOG and was
+# shown; say which option of this script asks for DWARF stacks.
+dwarf_hint() {
+	[ "$UNWIND" = fp ] && grep -q 'without frame pointers' "$2" &&
+		warn "$1: most stacks are cut short (no frame pointers in the program): run again with --dwarf"
+}
+
 mode_cpu() {
 	REC=$OUT/cpu.samples.tsv.zst
 	say "cpu: recording $*"
-	spawn "$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -o "$REC" -- "$@"
-	[ -z "$SIGNAL" ] || interrupted
+	# Not -q: profrec's warnings (stacks cut short, records lost) reach the
+	# user, and its summary cpu.log.
+	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" --call-graph "$UNWIND" -o "$REC" -- "$@"
+	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
 	[ "$QUIET" = 1 ] || "$(tool proffold)" -q --top 10 --human "$OUT/cpu.folded" >&2
@@ -229,8 +245,9 @@ mode_cpu() {
 mode_offcpu() {
 	REC=$OUT/offcpu.samples.tsv.zst
 	say "offcpu: recording $*"
-	spawn "$(tool profrec)" -q -F "$FREQ" --call-graph "$CALL_GRAPH" -e cpu-clock --off-cpu -o "$REC" -- "$@"
-	[ -z "$SIGNAL" ] || interrupted
+	run_tee "$OUT/offcpu.log" profrec "$(tool profrec)" -F "$FREQ" --call-graph "$UNWIND" \
+		-e cpu-clock --off-cpu -o "$REC" -- "$@"
+	dwarf_hint offcpu "$OUT/offcpu.log"
 	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
 	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
 	fold_and_draw offcpu-oncpu "On-CPU: $*" -e cpu-clock || warn "offcpu: no on-CPU samples"
@@ -247,7 +264,8 @@ mode_offcpu() {
 
 mode_memory() {
 	say "memory: recording $*"
-	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -o "$OUT/memory.d" -- "$@"
+	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -u "$UNWIND" -o "$OUT/memory.d" -- "$@"
+	dwarf_hint memory "$OUT/memory.log"
 	set -- "$OUT"/memory.d/*.alloc.folded
 	[ -f "$1" ] || { warn "memory: profheap wrote no profile"; return; }
 	# The first process profheap names is the command itself.
@@ -402,14 +420,16 @@ esac
 MODE=$1
 shift
 case $MODE in cpu|offcpu|memory|gpu|all|compare) ;; *) usage "unknown mode '$MODE'" ;; esac
-OUT= FREQ=999 CALL_GRAPH=fp OPEN=0 QUIET=0 FAIL_ABOVE=
+OUT= FREQ=999 UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || usage "-o needs a directory"; OUT=$2; shift ;;
 	--output=*) OUT=${1#*=} ;;
 	-F) [ $# -ge 2 ] || usage "-F needs a frequency"; FREQ=$2; shift ;;
 	--freq=*) FREQ=${1#*=} ;;
-	--dwarf) CALL_GRAPH=dwarf ;;
+	--dwarf) UNWIND=dwarf ;;
+	--unwind=*|--call-graph=*) UNWIND=${1#*=} ;;
+	--unwind|--call-graph) [ $# -ge 2 ] || usage "$1 needs fp or dwarf"; UNWIND=$2; shift ;;
 	--open) OPEN=1 ;;
 	--fail-above=*) FAIL_ABOVE=${1#*=} ;;
 	--fail-above) [ $# -ge 2 ] || usage "--fail-above needs a percentage"; FAIL_ABOVE=$2; shift ;;
@@ -423,6 +443,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $FREQ in ''|*[!0-9]*) usage "bad frequency '$FREQ' (a number of samples per second)" ;; esac
+case $UNWIND in fp|dwarf) ;; *) usage "bad stack walk '$UNWIND' (fp or dwarf)" ;; esac
 if [ -n "$FAIL_ABOVE" ]; then
 	[ "$MODE" = compare ] || usage "--fail-above is for compare"
 	case $FAIL_ABOVE in

@@ -28,7 +28,7 @@ check_error "no command is a usage error" 2 'no command' "$W" cpu -o x
 check_error "a bad frequency is a usage error" 2 "bad frequency 'lots'" "$W" cpu -F lots -- true
 check_error "--fail-above is for compare" 2 'is for compare' "$W" cpu --fail-above 5 -- true
 missing=
-for o in $("$W" --list-options | sed 's/=$//'); do
+for o in $("$W" --list-options | sed 's/=.*//'); do
 	grep -Eq "Fl (\\\\-|-)${o#--}([^a-z0-9-]|\$)" "$TOP/man/proftools-profile.1" || missing="$missing man:$o"
 	"$W" --help | grep -Eq -- "$o([^a-z0-9-]|\$)" || missing="$missing help:$o"
 done
@@ -150,6 +150,59 @@ else
 	fail "memory: program output" "nothing on stdout"
 fi
 
+# ---- DWARF stacks: a program built without frame pointers
+cat >"$TMP/nofp.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+static volatile double sink;
+__attribute__((noinline)) static double leaf(int n)
+{
+	volatile double s = 0;
+	for (int i = 0; i < n; i++)
+		s += i * 0.5;
+	return s;
+}
+__attribute__((noinline)) static double mid(int n)
+{
+	double s = 0;
+	for (int i = 0; i < 50; i++)
+		s += leaf(n);
+	return s;
+}
+int main(void)
+{
+	for (int k = 0; k < 100 || clock() < CLOCKS_PER_SEC / 4; k++) {
+		char *p = malloc(100 + k % 50);
+		sink += mid(2000);
+		memset(p, 1, 100);
+		if (k % 2)
+			free(p);
+	}
+	return 0;
+}
+EOF
+NOFP=
+if $CC -O2 -g -fomit-frame-pointer -o "$TMP/nofp" "$TMP/nofp.c" 2>"$TMP/cc.err"; then NOFP=$TMP/nofp; fi
+check_error "--unwind takes fp or dwarf" 2 "bad stack walk 'lots'" "$W" memory --unwind lots -- true
+if [ -z "$NOFP" ]; then
+	skip "memory --unwind dwarf" "cannot build a program without frame pointers"
+else
+	run "$W" memory -q -o nofp-fp -- "$NOFP"
+	if [ "$STATUS" = 0 ] && grep -q 'memory: most stacks are cut short.*run again with --dwarf' "$TMP/stderr"; then
+		pass "memory: stacks cut short by missing frame pointers, the wrapper says to use --dwarf"
+	else
+		fail "memory: frame-pointer hint" "exit $STATUS: $(tail -c 300 "$TMP/stderr")"
+	fi
+	run "$W" memory -q --unwind dwarf -o nofp-dw -- "$NOFP"
+	if [ "$STATUS" = 0 ] && grep -q '__libc_start_call_main;main ' nofp-dw/memory-alloc.folded &&
+		grep -qx '# unwind=dwarf' nofp-dw/run.meta && ! grep -q 'cut short' "$TMP/stderr"; then
+		pass "memory --unwind dwarf: whole stacks of a program without frame pointers (profheap -u dwarf)"
+	else
+		fail "memory --unwind dwarf" "exit $STATUS: $(grep -v '^#' nofp-dw/memory-alloc.folded 2>&1 | head -n 3 | tr '\n' '|') $(tail -c 300 "$TMP/stderr")"
+	fi
+fi
+
 # ---- signals: a long run stopped as timeout(1) or ^C would stop it
 # sig_test NAME MODE SIGNAL TARGET: proftools-profile MODE on the demo
 # program set to run for a minute, in a session of its own (a terminal's
@@ -227,6 +280,23 @@ fi
 if command -v setsid >/dev/null && env --default-signal=INT true 2>/dev/null; then
 	sig_test "cpu: SIGTERM to the script stops profrec and the program, exit 143, temporary directory removed" cpu TERM script
 	sig_test "cpu: ^C (SIGINT to the job) stops it all, exit 130" cpu INT group
+fi
+if [ -n "$NOFP" ]; then
+	run "$W" cpu -q -o nofp-cpu -- "$NOFP"
+	if [ "$STATUS" = 0 ] && grep -q 'profrec: .*without frame pointers' "$TMP/stderr" &&
+		grep -q 'cpu: most stacks are cut short.*run again with --dwarf' "$TMP/stderr" &&
+		grep -q 'without frame pointers' nofp-cpu/cpu.log; then
+		pass "cpu: profrec's warning that stacks are cut short reaches the user, with the wrapper's --dwarf"
+	else
+		fail "cpu: frame-pointer warning" "exit $STATUS: $(tail -c 300 "$TMP/stderr")"
+	fi
+	run "$W" cpu -q --call-graph=dwarf -o nofp-cpu-dw -- "$NOFP"
+	if [ "$STATUS" = 0 ] && grep -Eq ';main;mid[.a-z0-9]*;leaf' nofp-cpu-dw/cpu.folded && grep -qx '# call_graph=dwarf' nofp-cpu-dw/run.meta &&
+		! grep -q 'cut short' "$TMP/stderr"; then
+		pass "cpu --call-graph=dwarf (the spelling of profrec's hint): whole stacks"
+	else
+		fail "cpu --call-graph=dwarf" "exit $STATUS: $(grep -v '^#' nofp-cpu-dw/cpu.folded 2>&1 | head -n 3 | tr '\n' '|') $(tail -c 300 "$TMP/stderr")"
+	fi
 fi
 run "$W" offcpu -q -o o -- ./app
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
