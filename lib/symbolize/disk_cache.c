@@ -6,7 +6,7 @@
  *  - sym/BUILDID-OPTS: the frames of every resolved address of an object,
  *    per build-id and options (inlines, lines, demangle), so a later run
  *    opens no symbol table or DWARF for addresses it has seen. Text:
- *      PROFSYM3                   (3: names demangled by libiberty; older files are ignored)
+ *      PROFSYM4                   (4: PLT stubs named; older files are ignored)
  *      VADDR<TAB>NFRAMES          (hex address, then NFRAMES lines)
  *      FLAGS<TAB>LINE<TAB>FILE<TAB>NAME
  *    Only resolved addresses are kept: installing a debug file later
@@ -32,7 +32,7 @@
 #include "base/xalloc.h"
 #include "symbolize/internal.h"
 
-#define SYMCACHE_MAGIC "PROFSYM3\n"
+#define SYMCACHE_MAGIC "PROFSYM4\n"
 #define SYMCACHE_MAGIC_LEN 9
 #define SYMCACHE_MAX_FRAMES 64
 #define KCACHE_MAGIC "PROFKSYM1\n"

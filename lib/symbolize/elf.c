@@ -266,6 +266,18 @@ static void find_debug_file(struct prof_symbolizer *s, struct elfobj *o)
 
 /* ---- symbol tables ---- */
 
+/* The end address of section ndx of e, 0 when unknown. */
+static uint64_t section_end(Elf *e, size_t ndx)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (ndx == SHN_UNDEF || ndx >= SHN_LORESERVE || !(scn = elf_getscn(e, ndx)) ||
+	    !gelf_getshdr(scn, &sh))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
 static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 {
 	Elf_Scn *scn = NULL;
@@ -302,6 +314,7 @@ static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 			PROF_GROW(o->syms, o->nsyms + 1, *cap);
 			o->syms[o->nsyms].addr = sym.st_value;
 			o->syms[o->nsyms].size = sym.st_size;
+			o->syms[o->nsyms].end = sym.st_size ? 0 : section_end(e, sym.st_shndx);
 			o->syms[o->nsyms].name = name;
 			o->syms[o->nsyms].mini = e == o->melf;
 			o->syms[o->nsyms].rank = (unsigned char)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
@@ -347,6 +360,7 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 		add_syms_from(o, o->elf, &cap);
 	}
 	prof_sym_sort(o->syms, &o->nsyms, 0);
+	prof_sym_plt_syms(s, o, &cap);
 }
 
 void prof_sym_obj_shed(struct elfobj *o)

@@ -28,6 +28,7 @@
  *   addr_cache.c  the frames of resolved addresses: the pool, the cache
  *                 (object, address) -> frames, interned strings,
  *                 demangled names (base/demangle.h)
+ *   plt.c         PLT stubs named "target@plt" from the relocations
  *   symtab.c      the one bisection, sorted symbol tables
  */
 #include <stddef.h>
@@ -48,6 +49,7 @@
 /* A function symbol (ELF or kallsyms); sorted by addr for bisection. */
 struct sym {
 	uint64_t addr, size;
+	uint64_t end;		/* the end of its section: a size-0 symbol stops there (0: unknown) */
 	const char *name;	/* raw (mangled), in the ELF's string data or kallsyms copy */
 	unsigned char rank;	/* lower is better at equal addresses */
 	unsigned char mini;	/* from MiniDebugInfo */
@@ -169,7 +171,9 @@ size_t prof_sym_bisect(const void *base, size_t n, size_t stride, uint64_t key);
  * Order syms[0..*n) by address (already so when presorted), keep one
  * symbol per address (the best ranked; the first when presorted), and
  * give each symbol without a size the room up to the next one (4096
- * for the last). *n becomes the count kept.
+ * for the last), but not past the end of its section (sym.end, when
+ * known: a size-0 _init is not stretched over the PLT that follows
+ * .init). *n becomes the count kept.
  */
 void prof_sym_sort(struct sym *syms, size_t *n, int presorted);
 
@@ -248,6 +252,15 @@ void prof_sym_obj_reopen(struct elfobj *o);
 
 /* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
 int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+
+/* ---- plt.c ---- */
+
+/*
+ * Add to o's sorted symbols one "TARGET@plt" symbol per PLT stub of its
+ * main file, named after the relocation of the GOT slot the stub jumps
+ * through (x86-64), and sort them again (*cap: the array's capacity).
+ */
+void prof_sym_plt_syms(struct prof_symbolizer *s, struct elfobj *o, size_t *cap);
 
 /* ---- minidebug.c ---- */
 

@@ -88,6 +88,7 @@ static int parse_kallsyms(struct prof_symbolizer *s, size_t len)
 				sorted = 0;
 			s->ksyms[s->nksyms].addr = a;
 			s->ksyms[s->nksyms].size = 0;
+			s->ksyms[s->nksyms].end = 0;
 			s->ksyms[s->nksyms].rank = type == 'T' ? 0 : 1;
 			s->ksyms[s->nksyms].name = name;
 			s->nksyms++;

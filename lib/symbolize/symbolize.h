@@ -32,6 +32,11 @@
  * base/demangle.h (libiberty, as perf prints them; Rust without the hash
  * segment), unless opts.demangle is 0.
  *
+ * PLT stubs, which no symbol table names, are named "TARGET@plt" after
+ * the relocation of the GOT slot they jump through (plt.c, x86-64), as
+ * objdump and perf name them; a symbol without a size (_init) covers the
+ * room up to the next one only inside its own section.
+ *
  * Functions of stripped code (flag PROF_FRAME_FDE): an address of an ELF
  * file that no symbol covers (no .symtab, .dynsym, MiniDebugInfo or debug
  * file names it) but that an .eh_frame FDE covers is named
@@ -63,7 +68,7 @@
  * objects, symbol tables, debug files), dwarf.c (inlines, file:line),
  * kernel.c (kallsyms), jitmap.c (perf maps), disk_cache.c (the
  * persistent caches), addr_cache.c (resolved frames in memory,
- * demangled names), symtab.c (sorted tables, the bisection);
+ * demangled names), plt.c (PLT stubs), symtab.c (sorted tables, the bisection);
  * dwarf_unwind.h, apart, unwinds copied user stacks.
  *
  * Ownership: every string returned (frame names, file names, map paths)

@@ -56,8 +56,11 @@ void prof_sym_sort(struct sym *syms, size_t *np, int presorted)
 		syms[w++] = syms[i];
 	}
 	for (size_t i = 0; i < w; i++)
-		if (syms[i].size == 0)
+		if (syms[i].size == 0) {
 			syms[i].size = i + 1 < w ? syms[i + 1].addr - syms[i].addr : 4096;
+			if (syms[i].end > syms[i].addr && syms[i].end - syms[i].addr < syms[i].size)
+				syms[i].size = syms[i].end - syms[i].addr;
+		}
 	*np = w;
 }
 

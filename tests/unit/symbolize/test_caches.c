@@ -125,7 +125,7 @@ int main(void)
 		CHECK(find_file(dir, "", path, sizeof(path)) == 0);
 		CHECK(strlen(path) > 4 && strcmp(path + strlen(path) - 4, "-101") == 0);
 		data = slurp(path, &len);
-		CHECK(len > 9 && memcmp(data, "PROFSYM3\n", 9) == 0);
+		CHECK(len > 9 && memcmp(data, "PROFSYM4\n", 9) == 0);
 		hit = strstr(data, "\tunit_cache_target\n");
 		CHECK(hit != NULL);
 		if (hit) {
@@ -140,7 +140,7 @@ int main(void)
 		free(data);
 	}
 	TEST("a damaged frames cache is ignored") {
-		spit(path, "PROFSYM3\nzz\n", 12);
+		spit(path, "PROFSYM4\nzz\n", 12);
 		CHECK_STR(symbolize_own(&o, (uintptr_t)unit_cache_target), "unit_cache_target");
 		spit(path, "PROFSYM1\n", 9);
 		CHECK_STR(symbolize_own(&o, (uintptr_t)unit_cache_target), "unit_cache_target");
