@@ -6,7 +6,7 @@
  *  - sym/BUILDID-OPTS: the frames of every resolved address of an object,
  *    per build-id and options (inlines, lines, demangle), so a later run
  *    opens no symbol table or DWARF for addresses it has seen. Text:
- *      PROFSYM4                   (4: PLT stubs named; older files are ignored)
+ *      PROFSYM4                   (4: PLT stubs named, Rust inlines found; older files are ignored)
  *      VADDR<TAB>NFRAMES          (hex address, then NFRAMES lines)
  *      FLAGS<TAB>LINE<TAB>FILE<TAB>NAME
  *    Only resolved addresses are kept: installing a debug file later
@@ -154,7 +154,10 @@ static int load_frame(struct prof_symbolizer *s, char **pp, char *end)
 	flags = strtoul(f[0], NULL, 10);
 	line = strtoul(f[1], NULL, 10);
 	prof_sym_frame_push(s, prof_sym_cstr(s, f[3]), f[2][0] ? prof_sym_cstr(s, f[2]) : NULL,
-			    (unsigned)line, (unsigned)flags & (PROF_FRAME_INLINED | PROF_FRAME_KERNEL));
+			    (unsigned)line,
+			    ((unsigned)flags & (PROF_FRAME_INLINED | PROF_FRAME_KERNEL |
+						PROF_FRAME_MINIDEBUG | PROF_FRAME_DEBUGFILE)) |
+				    PROF_FRAME_CACHED);
 	*pp = nl + 1;
 	return 0;
 }
@@ -225,7 +228,7 @@ void prof_sym_symcache_store(struct prof_symbolizer *s, const struct elfobj *o, 
 			continue;
 		prof_buf_addf(&b, "%llx\t%u\n", (unsigned long long)e->addr, e->n);
 		for (uint32_t j = 0; j < e->n; j++)
-			prof_buf_addf(&b, "%u\t%u\t%s\t%s\n", f[j].flags, f[j].line,
+			prof_buf_addf(&b, "%u\t%u\t%s\t%s\n", f[j].flags & ~PROF_FRAME_CACHED, f[j].line,
 				      f[j].file ? f[j].file : "", f[j].name);
 	}
 	write_private_file(path, &b);

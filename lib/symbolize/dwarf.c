@@ -1,8 +1,11 @@
 /*
  * DWARF through libdw (internal.h): the address ranges of the compile
- * units of an object, read once and searched by bisection, then the
- * scopes of an address: its inlined calls (innermost first) up to the
- * real function, and file:line of each.
+ * units of an object, read once and searched by bisection; the functions
+ * of a unit, listed on its first address and searched by bisection; then
+ * the inlined calls holding an address inside its function (innermost
+ * first), and file:line of each. Functions are found wherever their DIE
+ * is (a namespace, a type: Rust, clang), which libdw's dwarf_getscopes()
+ * does not do.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -13,10 +16,21 @@
 #include "symbolize/internal.h"
 
 _Static_assert(offsetof(struct cu_range, lo) == 0, "prof_sym_bisect() keys on the first field");
+_Static_assert(offsetof(struct fn_range, lo) == 0, "prof_sym_bisect() keys on the first field");
 
-static int cu_cmp(const void *a, const void *b)
+/* The deepest chain of scopes (a function, its inlined calls) followed. */
+#define MAX_SCOPES 128
+
+static int range_cmp(const void *a, const void *b)
 {
 	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
@@ -27,7 +41,7 @@ static void obj_dwarf(struct elfobj *o)
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
 	Elf *e = NULL;
-	size_t cap = 0;
+	size_t cap = 0, ucap = 0;
 	uint8_t unit_type;
 	Dwarf_Half version;
 
@@ -41,6 +55,7 @@ static void obj_dwarf(struct elfobj *o)
 	o->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 	if (!o->dw)
 		return;
+	o->dw_debug = e == o->delf;
 	while (dwarf_get_units(o->dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
 		ptrdiff_t off = 0;
 		Dwarf_Addr base, lo, hi;
@@ -49,29 +64,149 @@ static void obj_dwarf(struct elfobj *o)
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial &&
 		    unit_type != DW_UT_skeleton)
 			continue;
+		PROF_GROW(o->units, o->nunits + 1, ucap);
+		memset(&o->units[o->nunits], 0, sizeof(*o->units));
+		o->units[o->nunits].cu = cudie;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
 			PROF_GROW(o->cus, o->ncus + 1, cap);
 			o->cus[o->ncus].lo = lo;
 			o->cus[o->ncus].hi = hi;
-			o->cus[o->ncus].cu = cudie;
+			o->cus[o->ncus].unit = o->nunits;
 			o->ncus++;
 		}
+		o->nunits++;
 	}
 	if (o->ncus > 1)
-		qsort(o->cus, o->ncus, sizeof(*o->cus), cu_cmp);
+		qsort(o->cus, o->ncus, sizeof(*o->cus), range_cmp);
 }
 
-static Dwarf_Die *cu_find(struct elfobj *o, uint64_t pc)
+void prof_sym_dwarf_release(struct elfobj *o)
+{
+	for (size_t i = 0; i < o->nunits; i++)
+		free(o->units[i].fns);
+	free(o->units);
+	o->units = NULL;
+	o->nunits = 0;
+	free(o->cus);
+	o->cus = NULL;
+	o->ncus = 0;
+	if (o->dw)
+		dwarf_end(o->dw);
+	o->dw = NULL;
+	o->dw_tried = 0;
+}
+
+static struct dw_unit *cu_find(struct elfobj *o, uint64_t pc)
 {
 	size_t i = prof_sym_bisect(o->cus, o->ncus, sizeof(*o->cus), pc);
 
 	/* Ranges may nest or overlap a little: look back a few. */
 	for (size_t k = 0; i > 0 && k < 8; i--, k++)
 		if (pc >= o->cus[i - 1].lo && pc < o->cus[i - 1].hi)
-			return &o->cus[i - 1].cu;
+			return &o->units[o->cus[i - 1].unit];
 	return NULL;
+}
+
+/*
+ * The functions with code under parent, wherever they are declared:
+ * GCC puts a function's concrete DIE at the top of its unit (pointing
+ * to a declaration in its namespace or class), but rustc and clang leave
+ * it inside its namespace (Rust: every function) or type. libdw's
+ * dwarf_getscopes() does not look inside namespaces for an address (it
+ * prunes every DIE without one), which lost every inlined frame of Rust
+ * code; so the functions are listed here, once per unit.
+ */
+static void list_functions(struct dw_unit *u, Dwarf_Die *parent, size_t *cap, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		ptrdiff_t off = 0;
+		Dwarf_Addr base, lo, hi;
+
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				PROF_GROW(u->fns, u->nfns + 1, *cap);
+				u->fns[u->nfns].lo = lo;
+				u->fns[u->nfns].hi = hi;
+				u->fns[u->nfns].die = c;
+				u->nfns++;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+		case DW_TAG_interface_type:
+			if (dwarf_haschildren(&c) > 0)
+				list_functions(u, &c, cap, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The function of unit u holding pc, its functions listed on first use; NULL if none. */
+static Dwarf_Die *fn_find(struct dw_unit *u, uint64_t pc)
+{
+	size_t i;
+
+	if (!u->listed) {
+		size_t cap = 0;
+
+		u->listed = 1;
+		list_functions(u, &u->cu, &cap, 0);
+		if (u->nfns > 1)
+			qsort(u->fns, u->nfns, sizeof(*u->fns), fn_cmp);
+	}
+	i = prof_sym_bisect(u->fns, u->nfns, sizeof(*u->fns), pc);
+	for (size_t k = 0; i > 0 && k < 8; i--, k++)
+		if (pc >= u->fns[i - 1].lo && pc < u->fns[i - 1].hi)
+			return &u->fns[i - 1].die;
+	return NULL;
+}
+
+static int has_pc_attrs(Dwarf_Die *d)
+{
+	return dwarf_hasattr(d, DW_AT_low_pc) || dwarf_hasattr(d, DW_AT_ranges);
+}
+
+/*
+ * Append to chain[n..max) the inlined calls under parent that hold pc,
+ * outermost first, through the lexical blocks holding them (a block
+ * without addresses is looked into as well). Returns the new count.
+ */
+static int inlines_under(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *chain, int n, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > MAX_SCOPES || dwarf_child(parent, &c) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&c), k;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (dwarf_haspc(&c, pc) > 0) {
+			if (tag == DW_TAG_inlined_subroutine && n < MAX_SCOPES)
+				chain[n++] = c;
+			return inlines_under(&c, pc, chain, n, depth + 1);
+		}
+		if (tag == DW_TAG_lexical_block && !has_pc_attrs(&c) && dwarf_haschildren(&c) > 0 &&
+		    (k = inlines_under(&c, pc, chain, n, depth + 1)) > n)
+			return k;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
 }
 
 static const char *die_linkage(Dwarf_Die *d)
@@ -135,42 +270,34 @@ static void position_of_call(struct prof_symbolizer *s, Dwarf_Die *d, struct pos
 void prof_sym_dwarf_frames(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
 			   struct prof_sym_outer *outer)
 {
-	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
+	struct dw_unit *u;
+	Dwarf_Die *fn, chain[MAX_SCOPES];
 	struct position pos = { NULL, 0, NULL, 0 };
 	int m = 0;
 
 	if (!o->dw_tried)
 		obj_dwarf(o);
-	if (!o->dw || !(cu = cu_find(o, pc)))
+	if (!o->dw || !(u = cu_find(o, pc)))
 		return;
 	if (s->opt.lines)
-		position_at(s, cu, pc, &pos);
-	if (dwarf_getscopes(cu, pc, &scopes) > 0) {
-		Dwarf_Die first = scopes[0];
+		position_at(s, &u->cu, pc, &pos);
+	fn = fn_find(u, pc);
+	if (fn && s->opt.inlines)
+		m = inlines_under(fn, pc, chain, 0, 0);
+	/* innermost first: each inlined call, placed where its callee's code is */
+	for (int i = m; i-- > 0;) {
+		const char *nm = die_linkage(&chain[i]);
 
-		m = dwarf_getscopes_die(&first, &chain);
+		prof_sym_frame_push(s, nm ? prof_sym_demangle(s, nm) : prof_sym_cstr(s, "[unknown]"),
+				    pos.file, pos.line, PROF_FRAME_INLINED);
+		position_of_call(s, &chain[i], &pos);
 	}
-	for (int i = 0; i < m; i++) {
-		int tag = dwarf_tag(&chain[i]);
+	if (fn && !outer->name) {
+		const char *nm = die_linkage(fn);
 
-		if (tag == DW_TAG_inlined_subroutine && s->opt.inlines) {
-			const char *nm = die_linkage(&chain[i]);
-
-			prof_sym_frame_push(s, nm ? prof_sym_demangle(s, nm) : prof_sym_cstr(s, "[unknown]"),
-					    pos.file, pos.line, PROF_FRAME_INLINED);
-			position_of_call(s, &chain[i], &pos);
-		} else if (tag == DW_TAG_subprogram) {
-			if (!outer->name) {
-				const char *nm = die_linkage(&chain[i]);
-
-				if (nm)
-					outer->name = prof_sym_demangle(s, nm);
-			}
-			break;
-		}
+		if (nm)
+			outer->name = prof_sym_demangle(s, nm);
 	}
 	outer->file = pos.file;
 	outer->line = pos.line;
-	free(scopes);
-	free(chain);
 }

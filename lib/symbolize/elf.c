@@ -186,6 +186,8 @@ static int try_debug(struct elfobj *o, const char *path)
 	}
 	o->delf = e;
 	o->dfd = fd;
+	if (!o->dpath)
+		o->dpath = xstrdup(path);
 	return 1;
 }
 
@@ -266,15 +268,17 @@ static void find_debug_file(struct prof_symbolizer *s, struct elfobj *o)
 
 /* ---- symbol tables ---- */
 
-/* The end address of section ndx of e, 0 when unknown. */
-static uint64_t section_end(Elf *e, size_t ndx)
+/* The end address of section ndx of e, 0 when unknown; *code: whether it holds code. */
+static uint64_t section_end(Elf *e, size_t ndx, int *code)
 {
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 
+	*code = 0;
 	if (ndx == SHN_UNDEF || ndx >= SHN_LORESERVE || !(scn = elf_getscn(e, ndx)) ||
 	    !gelf_getshdr(scn, &sh))
 		return 0;
+	*code = (sh.sh_flags & SHF_EXECINSTR) != 0;
 	return sh.sh_addr + sh.sh_size;
 }
 
@@ -298,30 +302,114 @@ static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *name;
-			int type, bind;
+			int type, bind, code;
+			uint64_t end;
 
 			if (!gelf_getsym(d, (int)i, &sym))
 				continue;
 			type = GELF_ST_TYPE(sym.st_info);
 			bind = GELF_ST_BIND(sym.st_info);
-			if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 				continue;
 			if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
 				continue;
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
+			end = section_end(e, sym.st_shndx, &code);
+			/*
+			 * An assembly label of code (no type, no size: ld.so's _start and
+			 * _dl_start_user), not a mapping symbol ($x, $d) or a local .L label.
+			 */
+			if (type == STT_NOTYPE && (!code || sym.st_size || name[0] == '$' || name[0] == '.'))
+				continue;
 			PROF_GROW(o->syms, o->nsyms + 1, *cap);
 			o->syms[o->nsyms].addr = sym.st_value;
 			o->syms[o->nsyms].size = sym.st_size;
-			o->syms[o->nsyms].end = sym.st_size ? 0 : section_end(e, sym.st_shndx);
+			o->syms[o->nsyms].end = sym.st_size ? 0 : end;
 			o->syms[o->nsyms].name = name;
 			o->syms[o->nsyms].mini = e == o->melf;
+			o->syms[o->nsyms].debug = e == o->delf;
 			o->syms[o->nsyms].rank = (unsigned char)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
-				(sym.st_size ? 0 : 4));
+				(sym.st_size ? 0 : 4) + (type == STT_NOTYPE ? PROF_SYM_RANK_LABEL : 0));
 			o->nsyms++;
 		}
 	}
+}
+
+/*
+ * Whether e's entry point is a program's _start: an executable (ET_EXEC,
+ * or a PIE: DF_1_PIE), or an object the kernel starts that needs no
+ * other (the dynamic linker, a static PIE). Not a library that can be
+ * run (libc.so.6: its entry prints its version, and it needs ld.so).
+ */
+static int entry_is_start(Elf *e, const GElf_Ehdr *eh)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t nph;
+	int interp = 0, needed = 0, pie = 0;
+
+	if (eh->e_type == ET_EXEC)
+		return 1;
+	if (eh->e_type != ET_DYN || elf_getphdrnum(e, &nph) != 0)
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+			interp = 1;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			needed |= dyn.d_tag == DT_NEEDED;
+			pie |= dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE);
+		}
+	}
+	return pie || (!interp && !needed);
+}
+
+/*
+ * "_start" at the entry point of a program that lost it with its .symtab:
+ * the dynamic linker's _start (in every program's start-up stacks) has
+ * no FDE to be named by either. It reaches the next FDE's function.
+ */
+static void add_entry_sym(struct elfobj *o, size_t *cap)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	const struct sym *c;
+	uint64_t next, end = 0;
+
+	if (!o->elf || !gelf_getehdr(o->elf, &eh) || !eh.e_entry || !entry_is_start(o->elf, &eh))
+		return;
+	c = prof_sym_find(o->syms, o->nsyms, eh.e_entry);
+	if (c && (c->addr == eh.e_entry || c->rank < 4))	/* rank < 4: a symbol with a size */
+		return;
+	while ((scn = elf_nextscn(o->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && eh.e_entry >= sh.sh_addr &&
+		    eh.e_entry < sh.sh_addr + sh.sh_size)
+			end = sh.sh_addr + sh.sh_size;
+	PROF_GROW(o->syms, o->nsyms + 1, *cap);
+	memset(&o->syms[o->nsyms], 0, sizeof(o->syms[o->nsyms]));
+	o->syms[o->nsyms].addr = eh.e_entry;
+	o->syms[o->nsyms].end = end;
+	o->syms[o->nsyms].name = "_start";
+	o->syms[o->nsyms].rank = 4;
+	if (prof_sym_fde_next(o, eh.e_entry, &next) == 0 && (!end || next < end))
+		o->syms[o->nsyms].size = next - eh.e_entry;
+	o->nsyms++;
+	prof_sym_sort(o->syms, &o->nsyms, 0);
 }
 
 /* ---- the objects ---- */
@@ -361,19 +449,13 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 	}
 	prof_sym_sort(o->syms, &o->nsyms, 0);
 	prof_sym_plt_syms(s, o, &cap);
+	add_entry_sym(o, &cap);
 }
 
 void prof_sym_obj_shed(struct elfobj *o)
 {
 	prof_sym_fde_release(o);
 	o->cfi_tried = 0;
-	if (o->dw)
-		dwarf_end(o->dw);
-	o->dw = NULL;
-	o->dw_tried = 0;
-	free(o->cus);
-	o->cus = NULL;
-	o->ncus = 0;
 	free(o->syms);		/* their names point into the files */
 	o->syms = NULL;
 	o->nsyms = 0;
@@ -398,6 +480,8 @@ void prof_sym_obj_shed(struct elfobj *o)
 void prof_sym_obj_free(struct elfobj *o)
 {
 	prof_sym_obj_shed(o);
+	free(o->image);
+	free(o->dpath);
 	free(o->loads);
 	free(o->path);
 	free(o);
@@ -488,6 +572,37 @@ uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 		read_loads(o, o->elf);
 	else
 		prof_sym_obj_load(s, o);	/* the debug file may hold the program headers */
+	return id;
+}
+
+uint32_t prof_sym_obj_from_image(struct prof_symbolizer *s, const char *name, const void *img,
+				 size_t len)
+{
+	char key[256];
+	int klen = snprintf(key, sizeof(key), "I%s", name);
+	struct elfobj *o;
+	uint32_t id;
+
+	if (klen <= 0 || (size_t)klen >= sizeof(key) ||
+	    prof_intern_find(&s->keys, key, (size_t)klen) != UINT32_MAX)
+		return PROF_SYM_NO_OBJ;
+	o = xcalloc(1, sizeof(*o));
+	o->fd = o->dfd = -1;
+	o->path = xstrdup(name);
+	o->base = o->path;
+	o->image = xmalloc(len);
+	memcpy(o->image, img, len);
+	o->elf = elf_memory(o->image, len);
+	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF) {
+		prof_sym_obj_free(o);
+		return PROF_SYM_NO_OBJ;
+	}
+	elf_build_id(o->elf, o->bid, &o->bid_len);
+	read_loads(o, o->elf);
+	/* keys and objects share their indexes */
+	id = prof_intern(&s->keys, key, (size_t)klen);
+	PROF_GROW(s->objs, s->nobjs + 1, s->capobjs);
+	s->objs[s->nobjs++] = o;
 	return id;
 }
 

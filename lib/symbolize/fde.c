@@ -75,19 +75,25 @@ static void read_fde_starts(struct elfobj *o)
 	o->nfde = n;
 }
 
+/* o's FDE table and CFI, read once. */
+static void cfi_init(struct elfobj *o)
+{
+	if (o->cfi_tried)
+		return;
+	o->cfi_tried = 1;
+	if (o->elf) {
+		read_fde_starts(o);
+		if (o->nfde)
+			o->cfi = dwarf_getcfi_elf(o->elf);
+	}
+}
+
 int prof_sym_fde_start(struct elfobj *o, uint64_t pc, uint64_t *start)
 {
 	Dwarf_Frame *frame = NULL;
 	size_t i;
 
-	if (!o->cfi_tried) {
-		o->cfi_tried = 1;
-		if (o->elf) {
-			read_fde_starts(o);
-			if (o->nfde)
-				o->cfi = dwarf_getcfi_elf(o->elf);
-		}
-	}
+	cfi_init(o);
 	if (!o->cfi || !(i = prof_sym_bisect(o->fde_starts, o->nfde, sizeof(uint64_t), pc)))
 		return -1;
 	if (dwarf_cfi_addrframe(o->cfi, pc, &frame) != 0 || !frame)
@@ -105,4 +111,16 @@ void prof_sym_fde_release(struct elfobj *o)
 	free(o->fde_starts);
 	o->fde_starts = NULL;
 	o->nfde = 0;
+}
+
+int prof_sym_fde_next(struct elfobj *o, uint64_t pc, uint64_t *next)
+{
+	size_t i;
+
+	cfi_init(o);
+	i = prof_sym_bisect(o->fde_starts, o->nfde, sizeof(uint64_t), pc);
+	if (i >= o->nfde)
+		return -1;
+	*next = o->fde_starts[i];
+	return 0;
 }

@@ -10,9 +10,11 @@
  * file calling only those below it, so that no two call each other:
  *   symbolize.c   the symbolizer object and prof_symbolize(): address ->
  *                 mapping -> object -> frames, through the files below
+ *   vdso.c        the vDSO: this process's own image names every
+ *                 process's [vdso] mapping
  *   addrspace.c   address spaces: mappings, /proc/PID/maps files
- *   dwarf.c       DWARF (libdw): compile unit ranges, inline chains,
- *                 file:line
+ *   dwarf.c       DWARF (libdw): compile unit ranges, the functions of a
+ *                 unit, inline chains, file:line
  *   kernel.c      /proc/kallsyms (kernel and module text symbols)
  *   jitmap.c      /tmp/perf-PID.map, the symbols of JIT code
  *   disk_cache.c  the on-disk caches: resolved frames per build-id,
@@ -20,15 +22,16 @@
  *   minidebug.c   MiniDebugInfo: the xz-compressed ELF of .gnu_debugdata
  *   naming.c      the account of how sampled addresses were named (calls
  *                 prof_symbolize(): it sits above symbolize.c)
- *   fde.c         .eh_frame FDEs: the start of the function of an
- *                 address no symbol covers (stripped code)
  *   elf.c         ELF objects: one per build-id, PT_LOAD segments (file
  *                 offset -> vaddr), symbol tables, build-ids, separate
- *                 debug files (build-id, .gnu_debuglink, debuginfod)
+ *                 debug files (build-id, .gnu_debuglink, debuginfod),
+ *                 the entry point's _start
+ *   fde.c         .eh_frame FDEs: the start of the function of an
+ *                 address no symbol covers (stripped code)
+ *   plt.c         PLT stubs named "target@plt" from the relocations
  *   addr_cache.c  the frames of resolved addresses: the pool, the cache
  *                 (object, address) -> frames, interned strings,
  *                 demangled names (base/demangle.h)
- *   plt.c         PLT stubs named "target@plt" from the relocations
  *   symtab.c      the one bisection, sorted symbol tables
  */
 #include <stddef.h>
@@ -51,9 +54,17 @@ struct sym {
 	uint64_t addr, size;
 	uint64_t end;		/* the end of its section: a size-0 symbol stops there (0: unknown) */
 	const char *name;	/* raw (mangled), in the ELF's string data or kallsyms copy */
-	unsigned char rank;	/* lower is better at equal addresses */
+	unsigned char rank;	/* lower is better at equal addresses; see PROF_SYM_RANK_LABEL */
 	unsigned char mini;	/* from MiniDebugInfo */
+	unsigned char debug;	/* from the separate debug file */
 };
+
+/*
+ * Ranks of ELF symbols: 0 global, 1 weak, 2 local, + 4 without a size,
+ * + PROF_SYM_RANK_LABEL for an assembly label of code (no type): it
+ * names code only where no function with a size covers it.
+ */
+#define PROF_SYM_RANK_LABEL 8
 
 /* A PT_LOAD segment: file bytes [off, off + filesz) are mapped at vaddr. */
 struct load {
@@ -63,7 +74,21 @@ struct load {
 /* One address range of a DWARF compile unit; sorted by lo for bisection. */
 struct cu_range {
 	uint64_t lo, hi;
+	size_t unit;		/* index in elfobj.units */
+};
+
+/* One address range of a function (a DW_TAG_subprogram with code); sorted by lo. */
+struct fn_range {
+	uint64_t lo, hi;
+	Dwarf_Die die;		/* the subprogram */
+};
+
+/* A DWARF compile (or partial) unit and its functions, listed on first use (dwarf.c). */
+struct dw_unit {
 	Dwarf_Die cu;
+	int listed;
+	struct fn_range *fns;
+	size_t nfns;
 };
 
 /* One ELF file (and its separate debug file), shared by every address space. */
@@ -73,6 +98,8 @@ struct elfobj {
 	int fd, dfd;
 	Elf *elf, *delf;	/* main file (may be NULL), debug file (may be NULL) */
 	Elf *melf;		/* MiniDebugInfo (.gnu_debugdata), may be NULL */
+	char *dpath;		/* the debug file's path (kept when shed), or NULL */
+	void *image;		/* an object read from memory (the vDSO): its bytes, never shed */
 	void *mbuf;		/* its decompressed bytes */
 	unsigned char bid[20];
 	unsigned bid_len;
@@ -83,9 +110,12 @@ struct elfobj {
 	int loaded;		/* symbols and debug file looked for */
 	int dirty;		/* resolved something not in the persistent cache */
 	int dw_tried;
+	int dw_debug;		/* dw is the debug file's */
 	Dwarf *dw;
 	struct cu_range *cus;
 	size_t ncus;
+	struct dw_unit *units;
+	size_t nunits;
 	uint64_t named[PROF_NAMED_N];	/* weight accounted, by how it was named (naming.c) */
 	int cfi_tried;
 	Dwarf_CFI *cfi;		/* the main file's .eh_frame (fde.c), NULL if none */
@@ -128,6 +158,10 @@ struct prof_symbolizer {
 	const unsigned char *kmap;
 	size_t kmap_len, kmap_n;
 	uint64_t named[PROF_NAMED_N];	/* all the weight accounted (naming.c) */
+	/* the vDSO: this process's image (vdso.c) */
+	int vdso_tried;
+	uint32_t vdso_obj;
+	uint64_t vdso_len;
 	/* debuginfod (opt-in, elf.c) */
 	int dbgd_tried;
 	void *dbgd_client;
@@ -169,7 +203,8 @@ size_t prof_sym_bisect(const void *base, size_t n, size_t stride, uint64_t key);
 
 /*
  * Order syms[0..*n) by address (already so when presorted), keep one
- * symbol per address (the best ranked; the first when presorted), and
+ * symbol per address (the best ranked; the first when presorted), drop
+ * the labels (PROF_SYM_RANK_LABEL) inside a symbol with a size, and
  * give each symbol without a size the room up to the next one (4096
  * for the last), but not past the end of its section (sym.end, when
  * known: a size-0 _init is not stretched over the PLT that follows
@@ -234,14 +269,22 @@ void prof_sym_hex(char *out, const unsigned char *bid, unsigned len);
 uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 			  const unsigned char *bid, unsigned bid_len, int *is_new);
 
+/*
+ * The index of a new object named name read from the ELF image
+ * img[0..len) (copied): the vDSO. PROF_SYM_NO_OBJ when it is no ELF image.
+ */
+uint32_t prof_sym_obj_from_image(struct prof_symbolizer *s, const char *name, const void *img,
+				 size_t len);
+
 /* Load o's symbols and find its debug file, once (the costly part, done on the first cache miss). */
 void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o);
 
 /* Close o's files and free it. */
 void prof_sym_obj_free(struct elfobj *o);
 /*
- * Close o's files and free what was read from them (symbols, DWARF,
- * FDEs), keeping what names and places it (path, build-id, segments,
+ * Close o's files and free what was read from them (symbols, FDEs; its
+ * DWARF is released first, by prof_sym_dwarf_release()), keeping what
+ * names and places it (path, build-id, segments,
  * counts): an object idle in a long system-wide recording. Only objects
  * with a build-id are shed, so prof_sym_obj_reopen() can tell the file.
  */
@@ -261,6 +304,18 @@ int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr)
  * through (x86-64), and sort them again (*cap: the array's capacity).
  */
 void prof_sym_plt_syms(struct prof_symbolizer *s, struct elfobj *o, size_t *cap);
+
+/* ---- vdso.c ---- */
+
+/* A [vdso] mapping's path. */
+int prof_sym_is_vdso(const char *path);
+
+/*
+ * The object of a process's [vdso] mapping of len bytes: this process's
+ * own vDSO image (read on first use), when its mapping has that length;
+ * else PROF_SYM_NO_OBJ.
+ */
+uint32_t prof_sym_vdso_obj(struct prof_symbolizer *s, uint64_t len);
 
 /* ---- minidebug.c ---- */
 
@@ -282,6 +337,9 @@ Elf *prof_sym_minidebug_open(const void *xz, size_t len, void **buf);
  */
 int prof_sym_fde_start(struct elfobj *o, uint64_t pc, uint64_t *start);
 
+/* The first function start of o's FDE table after pc: 0, or -1 when none. */
+int prof_sym_fde_next(struct elfobj *o, uint64_t pc, uint64_t *next);
+
 /* Free o's FDE table (before its Elf is closed). */
 void prof_sym_fde_release(struct elfobj *o);
 
@@ -302,6 +360,9 @@ struct prof_sym_outer {
  */
 void prof_sym_dwarf_frames(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
 			   struct prof_sym_outer *outer);
+
+/* Close o's DWARF and free its unit and function tables. */
+void prof_sym_dwarf_release(struct elfobj *o);
 
 /* ---- kernel.c ---- */
 

@@ -16,8 +16,12 @@ static enum prof_named named_by(unsigned flags)
 		return PROF_NAMED_NONE;
 	if (flags & PROF_FRAME_FDE)
 		return PROF_NAMED_FDE;
+	if (flags & PROF_FRAME_CACHED)
+		return PROF_NAMED_CACHE;
 	if (flags & PROF_FRAME_MINIDEBUG)
 		return PROF_NAMED_MINIDEBUG;
+	if (flags & PROF_FRAME_DEBUGFILE)
+		return PROF_NAMED_DEBUGFILE;
 	return PROF_NAMED_SYMBOL;
 }
 
@@ -46,16 +50,20 @@ static int pct(uint64_t part, uint64_t total)
 
 int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *unit)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, by_symbols;
 	int lines = 0;
 
 	for (int k = 0; k < PROF_NAMED_N; k++)
 		total += s->named[k];
-	if (!total || s->named[PROF_NAMED_SYMBOL] == total)
+	by_symbols = s->named[PROF_NAMED_SYMBOL] + s->named[PROF_NAMED_DEBUGFILE] +
+		     s->named[PROF_NAMED_CACHE];
+	if (!total || by_symbols == total)
 		return 0;
-	prof_warn("names: %d%% of %s by symbols, %d%% by MiniDebugInfo, %d%% by function start "
-		  "only (.eh_frame, stripped code), %d%% unnamed",
+	prof_warn("names: %d%% of %s by the files' own symbols, %d%% by separate debug files, "
+		  "%d%% from the symbol cache (names an earlier run found), %d%% by MiniDebugInfo, "
+		  "%d%% by function start only (.eh_frame, stripped code), %d%% unnamed",
 		  pct(s->named[PROF_NAMED_SYMBOL], total), unit,
+		  pct(s->named[PROF_NAMED_DEBUGFILE], total), pct(s->named[PROF_NAMED_CACHE], total),
 		  pct(s->named[PROF_NAMED_MINIDEBUG], total), pct(s->named[PROF_NAMED_FDE], total),
 		  pct(s->named[PROF_NAMED_NONE], total));
 	lines++;
@@ -63,6 +71,18 @@ int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *u
 		const struct elfobj *o = s->objs[i];
 		uint64_t weak = o->named[PROF_NAMED_FDE] + o->named[PROF_NAMED_NONE];
 
+		if (o->named[PROF_NAMED_DEBUGFILE] && pct(o->named[PROF_NAMED_DEBUGFILE], total) >= 5) {
+			prof_warn("%d%% of %s in %s: named by its debug file %s",
+				  pct(o->named[PROF_NAMED_DEBUGFILE], total), unit, o->path,
+				  o->dpath ? o->dpath : "");
+			lines++;
+		}
+		if (o->named[PROF_NAMED_CACHE] && pct(o->named[PROF_NAMED_CACHE], total) >= 5) {
+			prof_warn("%d%% of %s in %s: named from the symbol cache (by an earlier run; "
+				  "PROFTOOLS_NO_CACHE=1 names from the files alone)",
+				  pct(o->named[PROF_NAMED_CACHE], total), unit, o->path);
+			lines++;
+		}
 		if (!weak || pct(weak, total) < 5)
 			continue;
 		prof_warn("%d%% of %s in %s: no symbols, named by %s; install its debug symbols "

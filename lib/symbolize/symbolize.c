@@ -47,6 +47,7 @@ void prof_symbolizer_free(struct prof_symbolizer *s)
 	for (size_t i = 0; i < s->nobjs; i++) {
 		if (s->objs[i]->dirty)
 			prof_sym_symcache_store(s, s->objs[i], (uint32_t)i);
+		prof_sym_dwarf_release(s->objs[i]);	/* before its Elf is closed */
 		prof_sym_obj_free(s->objs[i]);
 	}
 	free(s->objs);
@@ -66,8 +67,10 @@ void prof_symbolizer_shed_idle(struct prof_symbolizer *s, uint64_t idle_ns)
 	for (size_t i = 0; i < s->nobjs; i++) {
 		struct elfobj *o = s->objs[i];
 
-		if (!o->shed && o->bid_len && now - o->used_ns > idle_ns)
+		if (!o->shed && o->bid_len && !o->image && now - o->used_ns > idle_ns) {
+			prof_sym_dwarf_release(o);	/* before its Elf is closed */
 			prof_sym_obj_shed(o);
+		}
 	}
 	if (s->cache_used > s->cache_keep) {
 		memset(s->cache, 0, s->ncache * sizeof(*s->cache));
@@ -136,7 +139,7 @@ static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t 
 	sym = prof_sym_find(o->syms, o->nsyms, pc);
 	if (sym) {
 		outer.name = prof_sym_demangle(s, sym->name);
-		flags = sym->mini ? PROF_FRAME_MINIDEBUG : 0;
+		flags = sym->mini ? PROF_FRAME_MINIDEBUG : sym->debug ? PROF_FRAME_DEBUGFILE : 0;
 	}
 	if (s->opt.inlines || s->opt.lines)
 		prof_sym_dwarf_frames(s, o, pc, &outer);
@@ -144,6 +147,8 @@ static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t 
 		s->pool_len = start;
 		return 0;
 	}
+	if (!sym && o->dw_debug)
+		flags = PROF_FRAME_DEBUGFILE;	/* named by the debug file's DWARF alone */
 	prof_sym_frame_push(s, outer.name, outer.file, outer.line, flags);
 	return s->pool_len - start;
 }
@@ -197,7 +202,9 @@ static uint32_t map_obj(struct prof_symbolizer *s, struct prof_addrspace *as, si
 	const struct prof_map *m = &as->maps[mi];
 	int is_new;
 
-	if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED) {
+	if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED && prof_sym_is_vdso(m->path)) {
+		as->objs[mi] = prof_sym_vdso_obj(s, m->end - m->start);
+	} else if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED) {
 		as->objs[mi] = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len, &is_new);
 		if (is_new)
 			prof_sym_symcache_load(s, s->objs[as->objs[mi]], as->objs[mi]);
@@ -223,12 +230,15 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	if ((flags & PROF_SYM_KERNEL) || !as)
 		return resolve_kernel(s, addr, out, max);
 	mi = prof_sym_map_index(as, addr);
-	if (mi == (size_t)-1 || !prof_sym_is_file(as->maps[mi].path))
+	if (mi == (size_t)-1 ||
+	    (!prof_sym_is_file(as->maps[mi].path) && !prof_sym_is_vdso(as->maps[mi].path)))
 		return resolve_anon(s, as, mi, addr, out, max);
 	m = &as->maps[mi];
 	obj = map_obj(s, as, mi);
 	off = addr - m->start + m->pgoff;
 	if (obj == PROF_SYM_NO_OBJ || prof_sym_off_to_vaddr(s->objs[obj], off, &vaddr) != 0) {
+		if (!prof_sym_is_file(m->path))
+			return resolve_anon(s, as, mi, addr, out, max);
 		slash = strrchr(m->path, '/');
 		return one_frame(out, max, offset_name(s, slash ? slash + 1 : m->path, off),
 				 PROF_FRAME_UNKNOWN);

@@ -37,6 +37,14 @@
  * objdump and perf name them; a symbol without a size (_init) covers the
  * room up to the next one only inside its own section.
  *
+ * Assembly labels of code (symbols without a type, such as ld.so's
+ * _start) name the code no function with a size covers. The entry point
+ * of a program (an executable, a PIE, the dynamic linker) that no symbol
+ * names there is "_start", up to the next FDE's function.
+ *
+ * The vDSO ([vdso], no file) is named by this process's own vDSO image,
+ * which every process of one kernel maps (vdso.c): "__vdso_clock_gettime".
+ *
  * Functions of stripped code (flag PROF_FRAME_FDE): an address of an ELF
  * file that no symbol covers (no .symtab, .dynsym, MiniDebugInfo or debug
  * file names it) but that an .eh_frame FDE covers is named
@@ -48,7 +56,8 @@
  * Unresolved addresses (flag PROF_FRAME_UNKNOWN): inside a file mapping
  * but with no symbol or FDE covering them: "NAME+0xOFFSET" (NAME = the file's
  * basename, OFFSET = file offset, hex); inside a pseudo-mapping such as
- * [vdso]: "[vdso]+0xOFFSET" (offset from its start); elsewhere (anonymous
+ * [vsyscall] (or a [vdso] not this process's, a 32-bit one):
+ * "[vsyscall]+0xOFFSET" (offset from its start); elsewhere (anonymous
  * memory not named by the JIT map, or no mapping): "[unknown]".
  * Anonymous mappings ("", "//anon", memfd) are looked up in
  * /tmp/perf-PID.map, re-read when it changes (at most every 50 ms).
@@ -68,7 +77,7 @@
  * objects, symbol tables, debug files), dwarf.c (inlines, file:line),
  * kernel.c (kallsyms), jitmap.c (perf maps), disk_cache.c (the
  * persistent caches), addr_cache.c (resolved frames in memory,
- * demangled names), plt.c (PLT stubs), symtab.c (sorted tables, the bisection);
+ * demangled names), plt.c (PLT stubs), vdso.c (the vDSO), symtab.c (sorted tables, the bisection);
  * dwarf_unwind.h, apart, unwinds copied user stacks.
  *
  * Ownership: every string returned (frame names, file names, map paths)
@@ -126,6 +135,8 @@ struct prof_frame {
 #define PROF_FRAME_UNKNOWN 4u	/* no symbol found */
 #define PROF_FRAME_FDE 8u	/* no symbol: named after its .eh_frame FDE ("app!fn_12c0") */
 #define PROF_FRAME_MINIDEBUG 16u	/* named by a MiniDebugInfo (.gnu_debugdata) symbol */
+#define PROF_FRAME_DEBUGFILE 32u	/* named by a separate debug file (symbols or DWARF) */
+#define PROF_FRAME_CACHED 64u	/* read from the persistent cache (named by an earlier run) */
 
 /* Flags of prof_symbolize(). */
 #define PROF_SYM_RETURN 1u	/* addr is a return address: look up addr - 1 */
@@ -150,7 +161,9 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 
 /* How a sampled address was named: the kinds counted by prof_symbolizer_account(). */
 enum prof_named {
-	PROF_NAMED_SYMBOL,	/* a symbol of the file or of its debug file (or JIT map, kernel) */
+	PROF_NAMED_SYMBOL,	/* a symbol (or DWARF) of the file itself (or JIT map, kernel) */
+	PROF_NAMED_DEBUGFILE,	/* a symbol (or DWARF) of its separate debug file */
+	PROF_NAMED_CACHE,	/* the persistent cache: a name an earlier run found */
 	PROF_NAMED_MINIDEBUG,	/* a MiniDebugInfo symbol */
 	PROF_NAMED_FDE,		/* only its function's start, from .eh_frame */
 	PROF_NAMED_NONE,	/* nothing: "+0x", "[unknown]" */
@@ -167,12 +180,17 @@ void prof_symbolizer_account(struct prof_symbolizer *s, struct prof_addrspace *a
 			     uint64_t addr, unsigned flags, uint64_t weight);
 
 /*
- * Say once on stderr (prof_warn), after "PROG: ", which share of the
- * accounted weight (unit: "samples", "bytes") was named otherwise than
- * by symbols: one line for the whole, then one per file holding at least
- * 5% of it that had no symbols ("62% of samples in /usr/bin/gzip: no
- * symbols, named by function start; ..."). Says nothing when symbols
- * named everything. Returns the number of lines written.
+ * Say once on stderr (prof_warn), after "PROG: ", where the names of
+ * the accounted weight (unit: "samples", "bytes") came from when some
+ * were not found by symbols: one line for the whole ("names: 62% of
+ * samples by the files' own symbols, 31% by separate debug files, 0%
+ * from the symbol cache (earlier runs), 0% by MiniDebugInfo, ..."),
+ * then one per file holding at least 5% of it that had no symbols of
+ * its own ("62% of samples in /usr/bin/gzip: no symbols, named by
+ * function start; ..."; "... named by its debug file PATH" or "...
+ * named from the symbol cache"). Says nothing when symbols (the file's,
+ * its debug file's or cached ones) named everything. Returns the number
+ * of lines written.
  */
 int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *unit);
 

@@ -41,7 +41,11 @@ static int sym_cmp(const void *a, const void *b)
 	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	/* The same name in the file and its debug file: the file's own (the naming account). */
+	return (x->debug > y->debug) - (x->debug < y->debug);
 }
 
 void prof_sym_sort(struct sym *syms, size_t *np, int presorted)
@@ -50,9 +54,16 @@ void prof_sym_sort(struct sym *syms, size_t *np, int presorted)
 
 	if (n > 1 && !presorted)
 		qsort(syms, n, sizeof(*syms), sym_cmp);
+	uint64_t covered = 0;	/* the end of the last symbol with a size */
+
 	for (size_t i = 0; i < n; i++) {
 		if (w && syms[w - 1].addr == syms[i].addr)
 			continue;
+		/* a label inside a function (a loop's, an alternative entry) does not split it */
+		if (syms[i].rank >= PROF_SYM_RANK_LABEL && syms[i].addr < covered)
+			continue;
+		if (syms[i].size && syms[i].addr + syms[i].size > covered)
+			covered = syms[i].addr + syms[i].size;
 		syms[w++] = syms[i];
 	}
 	for (size_t i = 0; i < w; i++)

@@ -3,7 +3,7 @@
  * tests that compare its names with objdump's, llvm-dwarfdump's and
  * addr2line's.
  *
- *   symaddr FILE [VADDR...]
+ *   symaddr [-c] FILE [VADDR...]
  *
  * Each VADDR (hex, with or without 0x; read from standard input, one per
  * line, when none is given) is an address as nm and objdump print it.
@@ -12,6 +12,9 @@
  * address: "VADDR<TAB>frames<TAB>flags", the frames outermost first
  * separated by ';' (the real function, then its inlined calls, as
  * folded stacks read), flags the innermost frame's PROF_FRAME_* in hex.
+ * Each address is accounted as one sample (prof_symbolizer_account()),
+ * and the naming report, if any, ends standard error. -c uses the
+ * persistent cache (XDG_CACHE_HOME), off otherwise.
  * Exit 1 when FILE is no ELF file or an address is in no segment.
  */
 #include <limits.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "base/error.h"
 #include "symbolize/elfcode.h"
 #include "symbolize/symbolize.h"
 
@@ -39,6 +43,7 @@ static int one(struct prof_symbolizer *s, struct prof_addrspace *as,
 		return 1;
 	}
 	n = prof_symbolize(s, as, BASE + off, 0, fr, 64);
+	prof_symbolizer_account(s, as, BASE + off, 0, 1);
 	printf("%llx\t", (unsigned long long)vaddr);
 	for (size_t i = n; i-- > 0;)
 		printf("%s%s", fr[i].name, i ? ";" : "");
@@ -53,10 +58,16 @@ int main(int argc, char **argv)
 	struct prof_elfcode *c;
 	struct prof_map m;
 	char err[256], line[128], *path;
-	int rc = 0;
+	int rc = 0, cache = 0;
 
+	prof_set_progname(argv[0]);
+	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
+		cache = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: symaddr FILE [VADDR...]\n");
+		fprintf(stderr, "usage: symaddr [-c] FILE [VADDR...]\n");
 		return 2;
 	}
 	/* The symbolizer takes only absolute paths for files (others are pseudo-mappings). */
@@ -68,7 +79,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "symaddr: %s: %s\n", argv[1], err);
 		return 1;
 	}
-	setenv("PROFTOOLS_NO_CACHE", "1", 1);
+	if (!cache)
+		setenv("PROFTOOLS_NO_CACHE", "1", 1);
 	s = prof_symbolizer_new(NULL);
 	as = prof_addrspace_new(s, 0);
 	memset(&m, 0, sizeof(m));
@@ -87,6 +99,7 @@ int main(int argc, char **argv)
 				rc |= one(s, as, c, line);
 		}
 	}
+	prof_symbolizer_naming_report(s, "samples");
 	prof_addrspace_free(as);
 	prof_symbolizer_free(s);
 	prof_elfcode_close(c);

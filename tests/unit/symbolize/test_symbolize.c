@@ -4,7 +4,10 @@
  * mappings, unknown addresses, malformed maps files.
  */
 #include <dirent.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdint.h>
+#include <sys/auxv.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -125,6 +128,56 @@ int main(void)
 		CHECK(n >= 1 && strcmp(f[n - 1].name, "unit_sym_target") == 0);
 		CHECK(s->cache_used == 1);
 		s->cache_keep = PROF_SYM_CACHE_KEEP;
+	}
+	TEST("vDSO code named by the vDSO's own symbols") {
+		/* The reference: __vdso_clock_gettime in the image's .dynsym, read here. */
+		uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+		const struct prof_map *m = base ? prof_addrspace_find(as, base) : NULL;
+		uint64_t value = 0, load = UINT64_MAX;
+
+		CHECK(m && strcmp(m->path, "[vdso]") == 0);
+		if (m) {
+			size_t len = m->end - m->start;
+			char *img = malloc(len);
+			Elf *e;
+			Elf_Scn *scn = NULL;
+			GElf_Shdr sh;
+			size_t nph;
+
+			memcpy(img, (const void *)base, len);
+			e = elf_memory(img, len);
+			CHECK(e && elf_getphdrnum(e, &nph) == 0);
+			for (size_t i = 0; e && i < nph; i++) {
+				GElf_Phdr ph;
+
+				if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < load)
+					load = ph.p_vaddr;
+			}
+			while (e && (scn = elf_nextscn(e, scn)))
+				if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+					Elf_Data *d = elf_getdata(scn, NULL);
+
+					for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+						GElf_Sym sym;
+						const char *nm;
+
+						if (gelf_getsym(d, (int)i, &sym) &&
+						    (nm = elf_strptr(e, sh.sh_link, sym.st_name)) &&
+						    strcmp(nm, "__vdso_clock_gettime") == 0)
+							value = sym.st_value;
+					}
+				}
+			CHECK(value != 0 && load != UINT64_MAX);
+			if (value && load != UINT64_MAX) {
+				n = prof_symbolize(s, as, base + value - load + 2, 0, f, 8);
+				CHECK(n >= 1);
+				CHECK_STR(f[n - 1].name, "__vdso_clock_gettime");
+				CHECK(!(f[n - 1].flags & PROF_FRAME_UNKNOWN));
+			}
+			if (e)
+				elf_end(e);
+			free(img);
+		}
 	}
 	TEST("overlapping mapping replaces, clone keeps") {
 		const struct prof_map *m = prof_addrspace_find(as, (uintptr_t)unit_sym_target);
