@@ -2,7 +2,7 @@
 #define PROF_HEAP_FORMAT_H
 /*
  * The profheap record file ("TAG.heap"), shared by the preloaded shim
- * (lib/heap/shim/shim.c, the writer) and the post-processor (lib/heap/records.c).
+ * (lib/heap/shim/, the writer) and the post-processor (lib/heap/records.c).
  *
  * The shim maps the whole file MAP_SHARED and updates it in place, so
  * everything recorded is in the page cache the moment it happens and

@@ -3,7 +3,7 @@
 /*
  * Starting a command under the heap shim: finding libprofheap.so, the
  * environment that configures it (the PROFHEAP_* variables the shim
- * reads, lib/heap/shim/shim.c), the file where a shim says it could not
+ * reads, lib/heap/shim/startup.c), the file where a shim says it could not
  * record, why a program exec'd under the shim may have run without it,
  * and the private output directory's removal.
  */

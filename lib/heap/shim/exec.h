@@ -1,7 +1,7 @@
 #ifndef PROF_HEAP_SHIM_EXEC_H
 #define PROF_HEAP_SHIM_EXEC_H
 /*
- * What the heap shim notes when its process calls exec (lib/heap/shim/shim.c
+ * What the heap shim notes when its process calls exec (lib/heap/shim/exec_hooks.c
  * interposes the exec family): the program that is to replace the image,
  * and whether the environment given to it still loads the shim. The
  * post-processor needs both when no record file of a later image appears,

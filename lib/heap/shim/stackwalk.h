@@ -1,7 +1,7 @@
 #ifndef PROF_HEAP_SHIM_STACKWALK_H
 #define PROF_HEAP_SHIM_STACKWALK_H
 /*
- * In-process stack walking for the heap shim (lib/heap/shim/shim.c).
+ * In-process stack walking for the heap shim (lib/heap/shim/record.c).
  *
  * Two walkers, both async with respect to the tracked heap (they allocate
  * nothing through it):
