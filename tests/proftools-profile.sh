@@ -225,13 +225,17 @@ sig_test() {
 	done
 	_t0=$(date +%s)
 	if [ "$_target" = group ]; then kill -s "$_sig" -- "-$_p"; else kill -s "$_sig" "$_p"; fi
-	# A watchdog: a script that does not stop is killed with its group.
-	( sleep 30; kill -KILL -- "-$_p" ) 2>/dev/null &
-	_dog=$!
+	# A script that does not stop within 30 s is killed with its group.
+	# (Polled here: a watchdog subshell killed as soon as it was forked
+	# may run this shell's EXIT trap, which removes $TMP.)
+	_j=0
+	while kill -0 "$_p" 2>/dev/null && [ "$_j" -lt 300 ]; do
+		_j=$((_j + 1))
+		sleep 0.1
+	done
+	[ "$_j" -lt 300 ] || kill -KILL -- "-$_p" 2>/dev/null
 	wait "$_p"
 	_st=$?
-	kill "$_dog" 2>/dev/null
-	wait "$_dog" 2>/dev/null
 	sleep 0.2
 	_left=$(ps -o pid=,comm= -s "$_p" 2>/dev/null | tr '\n' ' ')
 	[ -z "$_left" ] || kill -KILL -- "-$_p" 2>/dev/null
