@@ -35,6 +35,7 @@ static const char help_text[] =
 	"Run a command under the heap profiler and report where its memory goes.\n"
 	"\n"
 	"  -f, --fail-on-leak     exit 1 when the command exited 0 but leaked memory\n"
+	"                         (every allocation counted: not with --sample)\n"
 	"  -i, --interval TIME    timeline interval (default 10ms)\n"
 	"  -k, --keep             keep the raw record files (PID.heap, PID.maps)\n"
 	"      --no-demangle      keep C++ and Rust names mangled, as the binary has them\n"
@@ -171,6 +172,10 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		prof_usage_error(SYNOPSIS, "no command given");
 	if (o->pprof && o->report < 0)
 		prof_usage_error(SYNOPSIS, "--output-format pprof needs -r report");
+	/* A gate that cannot see every leak must not pass: sampling misses small ones. */
+	if (o->fail_on_leak && o->sample)
+		prof_usage_error(SYNOPSIS, "--fail-on-leak needs every allocation counted: "
+				 "with --sample a leak can go unsampled");
 	return optind;
 }
 

@@ -284,6 +284,10 @@ fi
 check_error "--fail-on-leak exits 1 when something leaked" 1 "fail-on-leak" \
 	"$P" -f -o "$TMP/fl" "$W" leak
 check_status "--fail-on-leak exits 0 without leaks" 0 "$P" -q -f -o "$TMP/fl0" "$W" peak
+# a gate must not pass on what it could not see: sampling misses small leaks
+check_error "--fail-on-leak with --sample is a usage error" 2 \
+	"--fail-on-leak needs every allocation counted: with --sample a leak can go unsampled" \
+	"$P" -f --sample=1M -o "$TMP/fls" "$W" leak
 printf '# ours\nleak:leak_one\n' >"$TMP/ok.supp"
 run "$P" -S "$TMP/ok.supp" -f -o "$TMP/supp" "$W" leak
 if [ "$STATUS" = 0 ] && grep -q 'no leaks' "$TMP/stderr" &&
