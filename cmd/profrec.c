@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +31,7 @@
 #include "formats/pprof.h"
 #include "formats/speedscope.h"
 #include "io/output.h"
+#include "python/record.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
 
@@ -39,6 +39,7 @@
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
+	"               [--python [--idle]]\n" \
 	"               [--debuginfod] [--no-demangle] [--rotate interval [--keep n] [--max-bytes size]]\n" \
 	"               [--] [command [argument ...]]"
 
@@ -66,6 +67,7 @@ static const char help_text[] =
 	"      --call-graph=MODE    fp (default), dwarf[,STACK_BYTES] (default 8192), none\n"
 	"      --debuginfod         let the symbolizer ask debuginfod servers (network)\n"
 	"      --folded             write aggregated folded stacks (root = command name)\n"
+	"      --idle               --python: also threads that are not running\n"
 	"      --keep=N             --rotate: keep the newest N interval files of DIR\n"
 	"      --lines              add file:line to frame names\n"
 	"      --max-bytes=SIZE     --rotate: delete the oldest files beyond SIZE in all\n"
@@ -74,6 +76,7 @@ static const char help_text[] =
 	"      --no-inherit         do not follow children and new threads\n"
 	"      --no-inline          no inlined frames\n"
 	"      --off-cpu            record where threads block (event offcpu-time, ns)\n"
+	"      --python             sample the Python stacks of a CPython 3.9-3.13 (-F: 99)\n"
 	"      --rotate=INTERVAL    -o DIR: a file per INTERVAL (whole seconds, on UTC\n"
 	"                           multiples) DIR/profrec-YYYYMMDDTHHMMSSZ.tsv until stopped\n"
 	"  -h, --help               this help\n"
@@ -81,8 +84,9 @@ static const char help_text[] =
 	"Exit status: the command's status (126 cannot execute, 127 not found,\n"
 	"128+N killed by signal N); without a command 0; 1 on failure; 2 usage.\n";
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_KEEP, OPT_LINES, OPT_MAX_BYTES,
-       OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU, OPT_ROTATE };
+enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_IDLE, OPT_KEEP, OPT_LINES,
+       OPT_MAX_BYTES, OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU,
+       OPT_PYTHON, OPT_ROTATE };
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -94,6 +98,7 @@ static const struct option longopts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "idle", no_argument, NULL, OPT_IDLE },
 	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
@@ -105,6 +110,7 @@ static const struct option longopts[] = {
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "python", no_argument, NULL, OPT_PYTHON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
 	{ "tid", required_argument, NULL, 't' },
@@ -118,10 +124,11 @@ struct args {
 	struct prof_record_target target;
 	struct prof_child child;
 	struct prof_rotate_options rotate;
+	struct prof_python_recording python;
 	int *pids;
 	double duration;
 	const char *output;
-	int quiet, no_header;
+	int quiet, no_header, use_python;
 };
 
 static volatile sig_atomic_t stop_signal, stop_count;
@@ -153,19 +160,11 @@ static void parse_events(struct prof_recorder_options *o, const char *arg)
 
 static void parse_pids(struct args *a, const char *arg, const char *opt)
 {
-	char *copy = xstrdup(arg), *save = NULL;
+	char *bad;
 
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		if (prof_parse_u64(tok, &v) != 0 || v == 0 || v > INT_MAX)
-			prof_usage_error(SYNOPSIS, "%s: invalid process id '%s'", opt, tok);
-		a->pids = xreallocarray(a->pids, a->target.npids + 1, sizeof(*a->pids));
-		a->pids[a->target.npids++] = (int)v;
-	}
-	free(copy);
-	if (!a->target.npids)
-		prof_usage_error(SYNOPSIS, "%s: no process id", opt);
+	if (prof_parse_id_list(arg, INT_MAX, &a->pids, &a->target.npids, &bad) != 0)
+		prof_usage_error(SYNOPSIS, *bad ? "%s: invalid process id '%s'" : "%s: no process id%s",
+				 opt, bad);
 	a->target.pids = a->pids;
 }
 
@@ -208,6 +207,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 			if (prof_parse_u64(optarg, &v) != 0 || v == 0 || v > 1000000)
 				prof_usage_error(SYNOPSIS, "-F: invalid frequency '%s'", optarg);
 			o->freq = v;
+			a->python.freq = (unsigned)v;
 			break;
 		case 'g':
 			o->call_graph = PROF_CALL_GRAPH_FP;
@@ -246,7 +246,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 			o->debuginfod = 1;
 			break;
 		case OPT_FOLDED:
-			o->folded = 1;
+			o->folded = a->python.folded = 1;
 			break;
 		case OPT_LINES:
 			o->lines = 1;
@@ -265,6 +265,12 @@ static int parse_options(struct args *a, int argc, char **argv)
 			break;
 		case OPT_OFF_CPU:
 			offcpu = 1;
+			break;
+		case OPT_IDLE:
+			a->python.idle = 1;
+			break;
+		case OPT_PYTHON:
+			a->use_python = 1;
 			break;
 		case OPT_KEEP:
 		case OPT_MAX_BYTES:
@@ -287,7 +293,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 	if (offcpu) {
 		o->offcpu_event = o->nevents;
 		o->events[o->nevents++] = &prof_event_offcpu;
-	} else if (!o->nevents) {
+	} else if (!o->nevents && !a->use_python) {
 		o->events[o->nevents++] = prof_event_find("cpu-clock");
 	}
 	if (o->call_graph == PROF_CALL_GRAPH_DWARF && !m_set)
@@ -310,6 +316,11 @@ static void validate(struct args *a, int argc, char **argv)
 	a->opt.folded |= !a->rotate.interval_s && prof_folded_name(a->output);
 	if (a->no_header && !a->opt.folded)
 		prof_usage_error(SYNOPSIS, "--no-header needs --folded");
+	if (a->use_python && (a->target.all_cpus || a->target.tid_only || a->target.npids > 1 ||
+			      a->opt.period || a->opt.nevents || a->rotate.interval_s))
+		prof_usage_error(SYNOPSIS, "--python takes a command or one -p PID, and none of -a, -t, -c, -e, --off-cpu, --rotate");
+	a->python.pid = a->target.npids ? a->pids[0] : 0;
+	a->python.duration = a->duration;
 	if (a->opt.folded && a->opt.nevents > 1)
 		prof_usage_error(SYNOPSIS, "--folded (or -o NAME.folded) takes one event (several events: write the TSV and fold it with proffold)");
 	if (argc > 0)
@@ -336,39 +347,6 @@ static void setup_process(void)
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-/* Record (the command started); returns its status, 1 on failure, and closes out. */
-static int record(struct prof_recorder *r, struct args *a, struct prof_output *out,
-		  struct prof_meta *meta)
-{
-	struct prof_recorder_stop stop = { &stop_signal, &stop_count };
-	int status, rval = PROF_EXIT_OK, out_failed;
-	unsigned long long bytes = 0;
-	struct stat st;
-	double secs;
-
-	status = prof_recorder_run(r, a->duration, &stop);
-	if (out && prof_output_broken_pipe(out)) {
-		/* "profrec ... | head": end as a writer does when its reader left. */
-		prof_output_abort(out);
-		signal(SIGPIPE, SIG_DFL);
-		raise(SIGPIPE);
-	}
-	if (prof_recorder_finish(r, a->no_header ? NULL : meta) != 0)
-		rval = PROF_EXIT_FAIL;
-	secs = (double)(prof_now_ns() - r->start_ns) / 1e9;
-	/* A failed write leaves no file (or the old one): claim no bytes. */
-	out_failed = out && prof_output_close(out) != 0;
-	if (out_failed)
-		rval = PROF_EXIT_FAIL;
-	else if (a->output && strcmp(a->output, "-") != 0 && stat(a->output, &st) == 0)
-		bytes = (unsigned long long)st.st_size;
-	prof_recorder_report(r, a->quiet, secs, a->output && strcmp(a->output, "-") ? a->output : "<stdout>",
-			     bytes, out_failed);
-	if (rval != PROF_EXIT_OK && (!r->target.child || status == 0))
-		return rval;
-	return status;
 }
 
 int main(int argc, char **argv)
@@ -418,6 +396,13 @@ int main(int argc, char **argv)
 		return PROF_EXIT_FAIL;
 	}
 	a.target.child = a.child.pid;
+	if (a.use_python) {	/* Python stacks read from its memory: no perf events */
+		status = prof_python_profile(&a.python, a.target.argv ? &a.child : NULL,
+					     a.target.argv, out, a.no_header, &stop_signal);
+		if (convert && status == 0 && convert(tsv, converted) != 0)
+			status = PROF_EXIT_FAIL;
+		goto python_done;
+	}
 	prof_recorder_init(&r, &a.opt, &a.target, out);
 	if ((a.rotate.interval_s && prof_recorder_rotate(&r, &a.rotate) != 0) ||
 	    prof_recorder_open(&r, a.quiet) != 0) {
@@ -438,7 +423,8 @@ int main(int argc, char **argv)
 		prof_output_abort(out);
 		goto done;
 	}
-	status = record(&r, &a, out, &meta);
+	status = prof_recorder_complete(&r, a.duration, &(struct prof_recorder_stop){ &stop_signal, &stop_count },
+					out, a.output, a.quiet, a.no_header ? NULL : &meta);
 	if (convert && convert(tsv, converted) != 0 && status == 0)
 		status = PROF_EXIT_FAIL;
 done:
@@ -447,6 +433,7 @@ done:
 	free(tsv);
 	prof_meta_release(&meta);
 	prof_recorder_release(&r);
+python_done:
 	free(a.pids);
 	return status;
 }

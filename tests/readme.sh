@@ -16,6 +16,20 @@ if ! $CC -O1 -g -fno-omit-frame-pointer -pthread -o "$W/app" "$TESTS/demo/app.c"
 	exit 0
 fi
 for c in unit-tests train bench gpu-tests server; do cp "$W/app" "$W/$c"; done
+# train.py: a Python program for profrec --python (split -> leaf_a, leaf_b)
+cat >"$W/train.py" <<'EOF2'
+import time
+def leaf_a(n):
+    return sum(i * i for i in range(n))
+def leaf_b(n):
+    return sum(i * i for i in range(n))
+def split(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        leaf_a(3000)
+        leaf_b(1000)
+split(0.5)
+EOF2
 ln -s "$BIN" "$W/bin"
 # CPU seconds per app thread: short, except where README's time window
 # (--time-from 0.5s --time-to 1s) needs a profile longer than 1 s.
@@ -107,6 +121,7 @@ while IFS= read -r cmd; do
 		grep -q '^[^ ]*;main[; ]' "$W/app.folded" 2>/dev/null ||
 			sk="no sample under main in app.folded (main's own work lasts a few ms)" ;;
 	'bin/profrec -o app.tsv -- ./app') APP_SECONDS=$LONG ;;
+	'bin/profrec --python '*) have python3 || sk="python3 not installed" ;;
 	'bin/profrec -p "$(pidof server)" -d 10 -o srv.tsv')
 		# a running "server": ./server in the background, alive for about 1 s
 		APP_SECONDS=0.6 "$W/server" </dev/null >/dev/null &
@@ -134,6 +149,9 @@ while IFS= read -r cmd; do
 		status 0 && xml_ok app.svg && has app.svg work_hot || ok=0 ;;
 	'bin/profrec -- ./app | bin/proffold | bin/profflame >cpu.svg')
 		status 0 && xml_ok cpu.svg && has cpu.svg work_hot && has .err "app: threads done" || ok=0 ;;
+	'bin/profrec --python --folded -- python3 train.py >py.folded')
+		status 0 && folded_ok py.folded header && has py.folded ';py::split (' &&
+			has py.folded 'py::leaf_a (' || ok=0 ;;
 	'bin/profrec --folded -- ./app >app.folded')
 		status 0 && folded_ok app.folded header && has app.folded work_hot || ok=0 ;;
 	'bin/profrec --call-graph dwarf -o app.tsv.zst -- ./app')

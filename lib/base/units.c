@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 #include "base/units.h"
+#include "base/xalloc.h"
 
 int prof_parse_u64(const char *s, uint64_t *out)
 {
@@ -200,4 +202,26 @@ char *prof_fmt_number(char *buf, size_t n, double v, int sig)
 	if (!strcmp(buf, "-0"))
 		snprintf(buf, n, "0");
 	return buf;
+}
+
+int prof_parse_id_list(const char *list, uint64_t max, int **ids, size_t *n, char **bad)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	size_t before = *n;
+
+	*bad = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (prof_parse_u64(tok, &v) != 0 || v == 0 || v > max || v > INT_MAX) {
+			*bad = xstrdup(tok);
+			break;
+		}
+		*ids = xreallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = (int)v;
+	}
+	free(copy);
+	if (!*bad && *n == before)
+		*bad = xstrdup("");
+	return *bad ? -1 : 0;
 }

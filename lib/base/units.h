@@ -12,6 +12,14 @@
 /* Decimal unsigned integer. */
 int prof_parse_u64(const char *s, uint64_t *out);
 
+/*
+ * A comma-separated list of decimal ids in 1..max ("12,40,7": process
+ * ids), appended to the array *ids of *n (grown with xreallocarray).
+ * Returns 0; -1 when a token is not such a number, with a malloc'ed copy
+ * of it in *bad (an empty list: *bad is ""), the ids before it appended.
+ */
+int prof_parse_id_list(const char *list, uint64_t max, int **ids, size_t *n, char **bad);
+
 /* Decimal signed integer. */
 int prof_parse_i64(const char *s, int64_t *out);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -431,4 +432,35 @@ int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)
 	if (r->rot)
 		return prof_rotation_finish(r->rot, &r->writer, r->end_ns ? r->end_ns : prof_now_ns());
 	return prof_sample_writer_finish(&r->writer, meta);
+}
+
+int prof_recorder_complete(struct prof_recorder *r, double duration,
+			   const struct prof_recorder_stop *stop, struct prof_output *out,
+			   const char *name, int quiet, const struct prof_meta *meta)
+{
+	int status, rval = PROF_EXIT_OK, out_failed, named = name && strcmp(name, "-") != 0;
+	unsigned long long bytes = 0;
+	struct stat st;
+	double secs;
+
+	status = prof_recorder_run(r, duration, stop);
+	if (out && prof_output_broken_pipe(out)) {
+		/* "profrec ... | head": end as a writer does when its reader left. */
+		prof_output_abort(out);
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	if (prof_recorder_finish(r, meta) != 0)
+		rval = PROF_EXIT_FAIL;
+	secs = (double)(prof_now_ns() - r->start_ns) / 1e9;
+	/* A failed write leaves no file (or the old one): claim no bytes. */
+	out_failed = out && prof_output_close(out) != 0;
+	if (out_failed)
+		rval = PROF_EXIT_FAIL;
+	else if (named && stat(name, &st) == 0)
+		bytes = (unsigned long long)st.st_size;
+	prof_recorder_report(r, quiet, secs, named ? name : "<stdout>", bytes, out_failed);
+	if (rval != PROF_EXIT_OK && (!r->target.child || status == 0))
+		return rval;
+	return status;
 }

@@ -232,6 +232,20 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta);
 
 /*
+ * A whole recording after prof_recorder_begin() and the command's start:
+ * prof_recorder_run(), then, when the output's reader went away, the
+ * output dropped and SIGPIPE raised with its default action (as a writer
+ * into "| head" ends); else prof_recorder_finish() (folded: meta's line
+ * unless NULL), out closed (NULL: a rotation), and prof_recorder_report()
+ * on name (NULL or "-": standard output). Returns the command's status,
+ * or 1 when writing failed and the command's status was 0 (or there is
+ * no command).
+ */
+int prof_recorder_complete(struct prof_recorder *r, double duration,
+			   const struct prof_recorder_stop *stop, struct prof_output *out,
+			   const char *name, int quiet, const struct prof_meta *meta);
+
+/*
  * The summary on stderr (unless quiet): "prog: DURATION, N samples
  * (EVENT N, ...), N lost, N samples/s, N threads, " then "SIZE (N
  * B/sample) to NAME" when bytes is known, else "output to NAME" (with

@@ -118,6 +118,37 @@ static size_t read_symbols(struct prof_elfcode *c, unsigned type)
 	return c->nfuncs - before;
 }
 
+int prof_elfcode_symbol(const struct prof_elfcode *c, const char *name, uint64_t *addr)
+{
+	static const unsigned types[] = { SHT_DYNSYM, SHT_SYMTAB };
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+
+		while ((scn = elf_nextscn(c->elf, scn))) {
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t] || !sh.sh_entsize ||
+			    !(d = elf_getdata(scn, NULL)))
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *n;
+
+				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+					continue;
+				n = elf_strptr(c->elf, sh.sh_link, sym.st_name);
+				if (n && strcmp(n, name) == 0) {
+					*addr = sym.st_value;
+					return 0;
+				}
+			}
+		}
+	}
+	return -1;
+}
+
 static void sort_funcs(struct prof_elfcode *c)
 {
 	size_t j = 0;

@@ -53,6 +53,13 @@ const struct prof_elfcode_func *prof_elfcode_find_named(const struct prof_elfcod
 							const char *name,
 							const struct prof_elfcode_func *prev);
 
+/*
+ * The ELF address of the defined symbol name of any type (a variable such
+ * as CPython's _PyRuntime too), from .dynsym, else .symtab, in *addr.
+ * Returns 0, or -1 when no such symbol is defined.
+ */
+int prof_elfcode_symbol(const struct prof_elfcode *c, const char *name, uint64_t *addr);
+
 /* The function whose [addr, addr + size) holds vaddr, or NULL. */
 const struct prof_elfcode_func *prof_elfcode_at(const struct prof_elfcode *c, uint64_t vaddr);
 

@@ -1,0 +1,32 @@
+#ifndef PROF_PYTHON_OFFSETS_H
+#define PROF_PYTHON_OFFSETS_H
+/*
+ * Where CPython keeps what the stack reader follows, per minor version
+ * (x86-64, the default non-debug build). -1: the version has no such
+ * field. Internal to lib/python/.
+ */
+#include <stdint.h>
+
+struct prof_py_offsets {
+	unsigned version;		/* 0x30b: 3.11 */
+	int runtime_interp_head;	/* _PyRuntimeState.interpreters.head */
+	int interp_tstate_head;		/* PyInterpreterState's first thread state */
+	int interp_next;
+	int tstate_next, tstate_interp, tstate_thread_id, tstate_native_thread_id;
+	/* the thread's current frame: tstate->frame (3.9, 3.10),
+	 * tstate->cframe->current_frame (3.11, 3.12: cframe_current_frame
+	 * is the second step), tstate->current_frame (3.13) */
+	int tstate_frame, cframe_current_frame;
+	/* PyFrameObject (3.9, 3.10) or _PyInterpreterFrame (3.11+) */
+	int frame_previous, frame_code, frame_owner;
+	int code_name, code_qualname, code_filename, code_firstlineno;
+	int unicode_state, unicode_ascii_size, unicode_compact_size, unicode_length;
+};
+
+/* The offsets of minor version (0x309 .. 0x30d), or NULL. */
+const struct prof_py_offsets *prof_py_offsets_of(unsigned version);
+
+/* 3.12+: a frame of this owner is the C stack's shim, not Python code. */
+#define PROF_PY_FRAME_OWNED_BY_CSTACK 3
+
+#endif

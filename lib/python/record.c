@@ -1,0 +1,297 @@
+/*
+ * profrec --python's sampling loop (record.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/hashmap.h"
+#include "base/proc.h"
+#include "core/meta.h"
+#include "core/stack.h"
+#include "io/output.h"
+#include "python/python.h"
+#include "python/record.h"
+#include "record/sample_writer.h"
+
+struct tick {
+	struct prof_python_recording *rec;
+	struct prof_sample_writer *w;
+	struct prof_stacks *stacks;
+	uint64_t now, weight;
+	int cpu_weights;		/* weights from the threads' CPU time (sched) */
+	struct prof_hashmap cpu_ns;	/* tid -> CPU ns at its last sample */
+	uint32_t frames[1025];
+};
+
+/*
+ * The CPU time of a thread so far, in ns, from the scheduler's
+ * se.sum_exec_runtime (/proc/PID/task/TID/sched, milliseconds with six
+ * decimals; kernels built with CONFIG_SCHED_DEBUG); -1 when unreadable.
+ */
+static int64_t thread_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64], buf[4096], *at;
+	unsigned long long ms, frac = 0;
+	int fd, ndigits = 0;
+	ssize_t n;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!(at = strstr(buf, "se.sum_exec_runtime")) || !(at = strchr(at, ':')))
+		return -1;
+	ms = strtoull(at + 1, &at, 10);
+	if (*at == '.')
+		for (at++; *at >= '0' && *at <= '9' && ndigits < 6; at++, ndigits++)
+			frac = frac * 10 + (unsigned long long)(*at - '0');
+	for (; ndigits < 6; ndigits++)
+		frac *= 10;
+	return (int64_t)(ms * 1000000u + frac);
+}
+
+/*
+ * The thread's state letter, name and last CPU from /proc/PID/task/TID/stat;
+ * 0 when it cannot be read (the thread is gone).
+ */
+static char thread_state(pid_t pid, pid_t tid, char *comm, size_t commlen, int *cpu)
+{
+	char path[64], buf[1024], *open_paren, *close_paren, *f;
+	int fd, field = 3;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	if (!(open_paren = strchr(buf, '(')) || !(close_paren = strrchr(buf, ')')) ||
+	    close_paren[1] != ' ')
+		return 0;
+	snprintf(comm, commlen, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+	*cpu = -1;
+	/* field 39 is the CPU it last ran on */
+	for (f = close_paren + 2; *f && field < 39; f++)
+		if (*f == ' ')
+			field++;
+	if (field == 39)
+		*cpu = atoi(f);
+	return close_paren[2];
+}
+
+static void one_thread(void *ctx, const struct prof_python_thread *t)
+{
+	struct tick *k = ctx;
+	struct prof_python_recording *rec = k->rec;
+	char comm[64] = "python";
+	int cpu = -1;
+	size_t depth = 0;
+	struct prof_sample_row row = { 0 };
+	char state = t->tid ? thread_state(rec->pid, t->tid, comm, sizeof(comm), &cpu) : 'R';
+	uint64_t weight = k->weight;
+
+	if (!state || (state != 'R' && !rec->idle))
+		return;
+	if (k->cpu_weights && !rec->idle && t->tid) {
+		/*
+		 * The CPU time it ran since its last sample: a thread waiting
+		 * for a CPU on a loaded machine is in state R too, and counting
+		 * it would pile samples on wherever it was preempted.
+		 */
+		int64_t ns = thread_cpu_ns(rec->pid, t->tid);
+		int added;
+		uint64_t *last;
+
+		if (ns < 0)
+			return;
+		last = prof_hashmap_put(&k->cpu_ns, (uint64_t)t->tid, &added);
+		weight = added || (uint64_t)ns < *last ? 0 : (uint64_t)ns - *last;
+		*last = (uint64_t)ns;
+		if (!weight)
+			return;
+	}
+	if (rec->folded)
+		k->frames[depth++] = prof_stacks_frame(k->stacks, comm, strlen(comm));
+	for (size_t i = 0; i < t->depth && depth < sizeof(k->frames) / sizeof(k->frames[0]); i++)
+		k->frames[depth++] = prof_stacks_frame(k->stacks, t->frames[i], strlen(t->frames[i]));
+	row.time = k->now;
+	row.pid = rec->pid;
+	row.tid = t->tid ? t->tid : rec->pid;
+	row.comm = comm;
+	row.cpu = cpu;
+	row.event = "cpu-clock";
+	row.weight = weight;
+	row.stack = prof_stacks_intern(k->stacks, k->frames, depth);
+	prof_sample_writer_add(k->w, &row);
+	rec->samples++;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the process has ended (a child is left for its parent to reap). */
+static int ended(const struct prof_python_recording *rec)
+{
+	if (rec->is_child) {
+		siginfo_t si = { 0 };
+
+		return waitid(P_PID, (id_t)rec->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		       si.si_pid == rec->pid;
+	}
+	return kill(rec->pid, 0) != 0 && errno == ESRCH;
+}
+
+int prof_python_record(struct prof_python_recording *rec, struct prof_sample_writer *w,
+		       struct prof_stacks *stacks, volatile sig_atomic_t *stop)
+{
+	struct prof_python *p = NULL;
+	struct tick k = { .rec = rec, .w = w, .stacks = stacks };
+	uint64_t period = 1000000000u / (rec->freq ? rec->freq : 99), start = now_ns();
+	uint64_t next = start, end = rec->duration > 0 ? start + (uint64_t)(rec->duration * 1e9) : 0;
+	char err[512] = "";
+	int rc = 0;
+	uint64_t jitter = (uint64_t)rec->pid * 2654435761u + start;
+
+	/* TSV: ns of CPU; folded: samples, unless CPU time weighs them (ns) */
+	k.cpu_weights = rec->cpu_weights;
+	k.weight = rec->folded && !k.cpu_weights ? 1 : period;
+	prof_hashmap_init(&k.cpu_ns, sizeof(uint64_t));
+	while (!*stop && !ended(rec) && (!end || next < end)) {
+		struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
+		int retry = 0;
+
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			continue;
+		/*
+		 * The next tick is a period away on average, give or take half
+		 * of one: a fixed rate can beat with a loop in the program and
+		 * see one phase of it only.
+		 */
+		jitter = jitter * 6364136223846793005ULL + 1442695040888963407ULL;
+		next += period / 2 + (jitter >> 33) % (period + 1);
+		k.now = now_ns();
+		if (k.now > next + 10 * period)	/* fell behind (suspended): skip, never burst */
+			next = k.now + period;
+		rec->ticks++;
+		if (!p) {
+			p = prof_python_attach(rec->pid, &retry, err, sizeof(err));
+			if (!p && !retry) {
+				prof_warn("--python: process %d: %s", (int)rec->pid, err);
+				rc = -1;
+				break;
+			}
+			if (!p)
+				continue;
+			snprintf(rec->version, sizeof(rec->version), "%s", prof_python_version(p));
+		}
+		if (prof_python_sample(p, one_thread, &k) < 0 && errno != ESRCH && errno != EFAULT &&
+		    !ended(rec)) {
+			prof_warn("--python: process %d: cannot read its memory: %s", (int)rec->pid,
+				  strerror(errno));
+			rc = -1;
+			break;
+		}
+	}
+	prof_hashmap_release(&k.cpu_ns);
+	if (p) {
+		rec->torn = prof_python_torn(p);
+		prof_python_detach(p);
+	} else if (rc == 0 && !*stop) {
+		prof_warn("--python: process %d never ran CPython 3.9-3.13%s%s", (int)rec->pid,
+			  err[0] ? ": " : "", err);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* "command" metadata: the words of argv, as a shell would show them. */
+static void command_meta(struct prof_meta *meta, char *const argv[])
+{
+	struct prof_buf b = PROF_BUF_INIT;
+
+	for (char *const *w = argv; w && *w; w++)
+		prof_buf_addf(&b, "%s%s", w == argv ? "" : " ", *w);
+	if (argv)
+		prof_meta_set(meta, "command", prof_buf_cstr(&b));
+	prof_buf_release(&b);
+}
+
+int prof_python_profile(struct prof_python_recording *rec, struct prof_child *child,
+			char *const argv[], struct prof_output *out, int no_header,
+			volatile sig_atomic_t *stop)
+{
+	struct prof_stacks stacks;
+	struct prof_sample_writer w;
+	struct prof_meta meta = PROF_META_INIT;
+	uint64_t start = now_ns();
+	int rc, status = 0;
+
+	if (child) {
+		rec->pid = child->pid;
+		rec->is_child = 1;
+	}
+	prof_stacks_init(&stacks, 1);
+	prof_sample_writer_init(&w, out, &stacks, rec->folded);
+	w.start_ns = start;
+	prof_meta_set(&meta, "source", "profrec");
+	prof_meta_set(&meta, "event", "cpu-clock");
+	rec->cpu_weights = !rec->idle && thread_cpu_ns(getpid(), 0) >= 0;
+	prof_meta_set(&meta, "unit", rec->folded && !rec->cpu_weights ? "samples" : "ns");
+	if (!rec->freq)
+		rec->freq = 99;
+	prof_meta_setf(&meta, "freq", "%u", rec->freq);
+	prof_meta_set(&meta, "call_graph", "python");
+	command_meta(&meta, argv);
+	rc = prof_sample_writer_begin(&w, &meta);
+	if (child && (status = prof_child_start(child, argv[0])) != 0) {
+		prof_output_abort(out);
+		goto out;
+	}
+	if (rc == 0)
+		rc = prof_python_record(rec, &w, &stacks, stop);
+	if (rec->version[0])
+		prof_meta_set(&meta, "python", rec->version);
+	prof_meta_setf(&meta, "torn_stacks", "%llu", (unsigned long long)rec->torn);
+	if (rc == 0 && prof_sample_writer_finish(&w, no_header ? NULL : &meta) != 0)
+		rc = -1;
+	if (rc == 0)
+		rc = prof_output_close(out);
+	else
+		prof_output_abort(out);
+	prof_info(1, "Python %s, %.1f s, %llu samples, %llu torn stacks dropped",
+		  rec->version[0] ? rec->version : "?", (double)(now_ns() - start) / 1e9,
+		  (unsigned long long)rec->samples, (unsigned long long)rec->torn);
+	if (child) {
+		if (!ended(rec) && (*stop || rec->duration > 0))
+			kill(child->pid, *stop ? *stop : SIGTERM);
+		status = prof_child_wait(child->pid, NULL);
+	}
+out:
+	prof_sample_writer_release(&w);
+	prof_stacks_release(&stacks);
+	prof_meta_release(&meta);
+	return status ? status : rc ? 1 : 0;
+}
