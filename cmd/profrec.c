@@ -428,12 +428,12 @@ int main(int argc, char **argv)
 	if (convert && convert(tsv, converted) != 0 && status == 0)
 		status = PROF_EXIT_FAIL;
 done:
+	prof_recorder_release(&r);
+python_done:
 	if (tsv)
 		unlink(tsv);
 	free(tsv);
 	prof_meta_release(&meta);
-	prof_recorder_release(&r);
-python_done:
 	free(a.pids);
 	return status;
 }
