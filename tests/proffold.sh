@@ -977,3 +977,72 @@ if need_npm "speedscope export valid against speedscope's schema"; then
 	printf '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[]},"profiles":[{"type":"sampled"}]}' >"$TMP/bad.json"
 	check_status "speedscope validator rejects a bad document" 1 node "$TESTS/tools/speedscope_check.js" "$NPM_DIR" "$TMP/bad.json"
 fi
+
+# ---- inputs that expand: memory stays bounded (issue 25) ----
+# A pprof sample naming one location 20,000 times, the location holding
+# 20,000 inline lines (a few hundred bytes gzipped): 400 million frames,
+# 10.9 GB in profflame. Stacks built by expansion keep their innermost
+# PROF_STACKS_MAX_EXPANDED_DEPTH (4096) frames, said on stderr.
+if need "expanding inputs: pprof and speedscope built here" python3 && need "expanding inputs: peak RSS" /usr/bin/time time; then
+	python3 - "$TMP/bomb.pb.gz" <<'PY'
+import gzip, sys
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        if not n:
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+def field(num, wt, payload):
+    if wt == 0:
+        return varint(num << 3) + varint(payload)
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+p = field(1, 2, field(1, 0, 1) + field(2, 0, 2))                 # sample_type samples/count
+p += field(2, 2, field(1, 2, varint(1) * 20000) + field(2, 2, varint(1)))  # one sample
+p += field(4, 2, field(1, 0, 1) + field(4, 2, field(1, 0, 1) + field(2, 0, 7)) * 20000)
+p += field(5, 2, field(1, 0, 1) + field(2, 0, 3))                 # function 1 "f"
+for s in (b"", b"samples", b"count", b"f"):
+    p += field(6, 2, s)
+open(sys.argv[1], "wb").write(gzip.compress(p, 9))
+PY
+	for t in proffold profflame; do
+		STATUS=0
+		( ulimit -v 2000000; /usr/bin/time -f "rss=%M" "$BIN/$t" "$TMP/bomb.pb.gz" >"$TMP/stdout" 2>"$TMP/stderr" ) || STATUS=$?
+		rss=$(sed -n 's/^rss=//p' "$TMP/stderr")
+		if [ "$STATUS" = 0 ] && [ -n "$rss" ] && [ "$rss" -lt 100000 ] &&
+			grep -q "bomb.pb.gz: 1 stack deeper than 4096 frames cut to its innermost 4096" "$TMP/stderr"; then
+			pass "$t: a $(wc -c <"$TMP/bomb.pb.gz")-byte pprof of 400M frames: cut, said, peak RSS $rss KiB (< 100000)"
+		else
+			fail "$t: pprof expanding to 400M frames" "exit $STATUS, rss ${rss:-?} KiB: $(head -c 300 "$TMP/stderr")"
+		fi
+	done
+	if [ "$( (ulimit -v 2000000; "$F" -q --no-header "$TMP/bomb.pb.gz" 2>/dev/null) | tr ';' '\n' | grep -c '^f')" = 4096 ]; then
+		pass "pprof: the cut stack holds 4096 frames"
+	else
+		fail "pprof: the cut stack holds 4096 frames"
+	fi
+	# speedscope: 5,000 events nested (every interval adds the whole open
+	# stack): the stacks deeper than 4096 keep their innermost frames
+	python3 - "$TMP/nest.json" 5000 <<'PY'
+import json, sys
+n = int(sys.argv[2])
+ev = [{"type": "O", "frame": i, "at": i} for i in range(n)]
+ev += [{"type": "C", "frame": i, "at": 2 * n - i} for i in reversed(range(n))]
+doc = {"$schema": "https://www.speedscope.app/file-format-schema.json",
+       "shared": {"frames": [{"name": "f%d" % i} for i in range(n)]},
+       "profiles": [{"type": "evented", "name": "p", "unit": "none", "startValue": 0,
+                     "endValue": 2 * n, "events": ev}]}
+open(sys.argv[1], "w").write(json.dumps(doc))
+PY
+	run "$F" -q --no-header -o "$TMP/nest.folded" "$TMP/nest.json"
+	# the stack open when all 5,000 are: f904 (5000 - 4096) to f4999
+	deepest=$(awk '$1 ~ /;f4999$/ { print gsub(/;/, ";") + 1, substr($1, 1, index($1, ";") - 1) }' "$TMP/nest.folded")
+	if [ "$STATUS" = 0 ] && grep -q "nest.json: 1807 stacks deeper than 4096 frames cut to their innermost 4096" "$TMP/stderr" &&
+		[ "$deepest" = "4096 f904" ] && [ "$(awk 'END { print NR }' "$TMP/nest.folded")" = 5000 ]; then
+		pass "speedscope: 5,000 nested events: the stacks deeper than 4096 cut to their innermost frames, said"
+	else
+		fail "speedscope: nested events cut" "exit $STATUS, deepest '$deepest': $(head -c 300 "$TMP/stderr")"
+	fi
+fi

@@ -36,6 +36,20 @@
  */
 #define PROF_STACKS_MAX_WEIGHTS 4
 
+/*
+ * The deepest stack a reader builds by expanding its input rather than
+ * copying it: a pprof sample that names one location many times, each
+ * with many inline lines (a 195-byte .pb.gz made a stack of 400 million
+ * frames), speedscope events nested thousands deep (every interval adds
+ * the whole open stack). Such a stack keeps its innermost frames, as perf
+ * --max-stack does, and the reader says how many stacks it cut, so memory
+ * stays within this many frames per stack the input holds. 4096 is far
+ * above real stacks of these formats (Go records 128 frames at most,
+ * async-profiler 2048 by default, perf 127); text formats (folded, perf
+ * script, gdb) are not cut: their stacks cost their own bytes in the input.
+ */
+#define PROF_STACKS_MAX_EXPANDED_DEPTH 4096
+
 typedef long double prof_weight;
 
 /* The largest weight: 2^64-1, exact in a prof_weight. */

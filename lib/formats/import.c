@@ -101,7 +101,13 @@ uint32_t prof_import_commit(struct prof_import *imp, prof_weight w, int leaf_fir
 		}
 	}
 	row[0] = imp->counts ? 1 : w;
-	id = prof_stacks_add_columns(imp->t, imp->frames, n, row, 1);
+	if (n > PROF_STACKS_MAX_EXPANDED_DEPTH) {	/* the innermost frames: the end */
+		imp->cut++;
+		id = prof_stacks_add_columns(imp->t, imp->frames + n - PROF_STACKS_MAX_EXPANDED_DEPTH,
+					     PROF_STACKS_MAX_EXPANDED_DEPTH, row, 1);
+	} else {
+		id = prof_stacks_add_columns(imp->t, imp->frames, n, row, 1);
+	}
 	imp->depth = 0;
 	imp->stacks++;
 	if (imp->on_stack)
@@ -131,6 +137,11 @@ int prof_import_finish(struct prof_import *imp)
 {
 	if (imp->malformed > MAX_REPORTED)
 		prof_input_warn(imp->name, 0, "%lu problems in all", imp->malformed);
+	if (imp->cut)
+		prof_warn("%s: %lu stack%s deeper than %d frames cut to %s innermost %d",
+			  imp->name, imp->cut, imp->cut == 1 ? "" : "s",
+			  PROF_STACKS_MAX_EXPANDED_DEPTH, imp->cut == 1 ? "its" : "their",
+			  PROF_STACKS_MAX_EXPANDED_DEPTH);
 	return imp->malformed ? -1 : 0;
 }
 

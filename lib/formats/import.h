@@ -47,6 +47,7 @@ struct prof_import {
 	struct prof_meta meta;		/* unit, event, source=FORMAT */
 	unsigned long stacks;		/* stacks added (samples or aggregates) */
 	unsigned long malformed;	/* problems found (the first ten reported) */
+	unsigned long cut;		/* stacks cut to PROF_STACKS_MAX_EXPANDED_DEPTH */
 	/* private: the frames of the stack being read, in reading order */
 	uint32_t *frames;
 	size_t depth, cap;
@@ -91,7 +92,9 @@ static inline size_t prof_import_depth(const struct prof_import *imp)
 /*
  * Add the stack read so far with weight w (1 when imp->counts is set),
  * and start a new one. leaf_first: the frames were appended leaf first
- * (they are reversed). An empty stack is dropped. Returns the stack id,
+ * (they are reversed). An empty stack is dropped. A stack deeper than
+ * PROF_STACKS_MAX_EXPANDED_DEPTH keeps its innermost frames and is counted
+ * in imp->cut, said by prof_import_finish(). Returns the stack id,
  * or UINT32_MAX when nothing was added.
  */
 uint32_t prof_import_commit(struct prof_import *imp, prof_weight w, int leaf_first);
@@ -113,7 +116,8 @@ void prof_import_bad(struct prof_import *imp, unsigned long line, unsigned long 
 
 /*
  * End of the input: report how many problems there were beyond the ten
- * reported. Returns 0, or -1 if there was any.
+ * reported, and how many stacks were cut (a note: not an error). Returns
+ * 0, or -1 if there was any problem.
  */
 int prof_import_finish(struct prof_import *imp);
 

@@ -75,6 +75,7 @@ struct pread {
 	uint32_t *stack;
 	size_t stack_cap;
 	unsigned long negative;
+	unsigned long cut;		/* stacks cut to PROF_STACKS_MAX_EXPANDED_DEPTH */
 };
 
 static int error_at(struct pread *rd, size_t at, const char *what)
@@ -326,6 +327,7 @@ static int fold_sample(struct pread *rd, const struct prof_pb_field *m, long vi)
 	struct prof_pb_reader r;
 	struct prof_pb_field f;
 	size_t depth = 0, i;
+	int cut = 0;
 	prof_weight w;
 	uint32_t id;
 	int k;
@@ -345,17 +347,31 @@ static int fold_sample(struct pread *rd, const struct prof_pb_field *m, long vi)
 		rd->negative++;
 		return 0;
 	}
-	for (i = rd->nids; i-- > 0;) {	/* root (the last location) first */
+	/*
+	 * Built from the leaf (the first location) towards the root, at the
+	 * end of the buffer, so that a stack deeper than the cap keeps its
+	 * innermost frames without ever being built whole (core/stack.h).
+	 */
+	PROF_GROW(rd->stack, PROF_STACKS_MAX_EXPANDED_DEPTH, rd->stack_cap);
+	for (i = 0; i < rd->nids; i++) {
 		const struct location *loc = prof_hashmap_get(&rd->locations, rd->ids[i]);
+		size_t n;
 
 		if (!loc)
 			return error_at(rd, m->offset, "sample names an undefined location id");
-		PROF_GROW(rd->stack, depth + loc->nframes, rd->stack_cap);
-		memcpy(rd->stack + depth, rd->frames + loc->first_frame, loc->nframes * sizeof(*rd->stack));
-		depth += loc->nframes;
+		n = loc->nframes;
+		if (depth + n > PROF_STACKS_MAX_EXPANDED_DEPTH) {
+			n = PROF_STACKS_MAX_EXPANDED_DEPTH - depth;
+			cut = 1;
+		}
+		memcpy(rd->stack + PROF_STACKS_MAX_EXPANDED_DEPTH - depth - n,
+		       rd->frames + loc->first_frame + loc->nframes - n, n * sizeof(*rd->stack));
+		depth += n;
 	}
+	rd->cut += (unsigned long)cut;
 	w = vi >= 0 ? (prof_weight)(int64_t)rd->values[vi] : 1;
-	id = prof_stacks_add_columns(rd->t, rd->stack, depth, &w, 1);
+	id = prof_stacks_add_columns(rd->t, rd->stack + PROF_STACKS_MAX_EXPANDED_DEPTH - depth, depth,
+				     &w, 1);
 	if (rd->opts->on_stack)
 		rd->opts->on_stack(rd->opts->on_stack_ctx, id, &w, 1);
 	return 0;
@@ -466,6 +482,10 @@ int prof_pprof_read(const void *data, size_t len, const char *name,
 		goto out;
 	/* --counts: the "samples" type if there is one (choose_type), else 1 per sample */
 	rc = walk(&rd, opts->counts && !str_is(&rd, rd.types[k].type, "samples") ? -1 : k, NULL);
+	if (rd.cut)
+		prof_warn("%s: %lu stack%s deeper than %d frames cut to %s innermost %d", name,
+			  rd.cut, rd.cut == 1 ? "" : "s", PROF_STACKS_MAX_EXPANDED_DEPTH,
+			  rd.cut == 1 ? "its" : "their", PROF_STACKS_MAX_EXPANDED_DEPTH);
 	if (rd.negative) {
 		prof_warn("%s: %lu sample%s with a negative value left out", name, rd.negative,
 			  rd.negative == 1 ? "" : "s");

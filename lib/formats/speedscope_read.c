@@ -225,16 +225,22 @@ static int sampled(struct ss *s, size_t prof, const char *path, long double fact
 	return 0;
 }
 
-/* Add the stack open now (root first) with weight w. */
+/*
+ * Add the stack open now (root first) with weight w; of a stack deeper
+ * than PROF_STACKS_MAX_EXPANDED_DEPTH, only the innermost frames are
+ * copied (prof_import_commit() cuts and counts it): nested events cost
+ * that many frames each at most, not their depth.
+ */
 static void add_open(struct ss *s, long double w)
 {
-	size_t i;
+	size_t i = s->nopen > PROF_STACKS_MAX_EXPANDED_DEPTH ?
+		   s->nopen - PROF_STACKS_MAX_EXPANDED_DEPTH - 1 : 0;
 
 	if (!s->nopen || w <= 0)
 		return;
-	if (s->has_root)
+	if (s->has_root && i == 0)
 		prof_import_frame_id(s->imp, s->root);
-	for (i = 0; i < s->nopen; i++)
+	for (; i < s->nopen; i++)
 		prof_import_frame_id(s->imp, s->open[i]);
 	prof_import_commit(s->imp, w, 0);
 }
