@@ -945,14 +945,51 @@ if need_npm "pprof-format decodes our pprof: totals per function = --top"; then
 			sh -c "node \"$TESTS/tools/pprof_totals.js\" \"$NPM_DIR\" \"$TMP/$c.pb.gz\" 2>\"$TMP/$c.types\" | sort"
 	done
 	check_error "pprof-format: sample types, period, times" 0 \
-		"types=samples/count,cpu/nanoseconds default=cpu samples=3 period=1000000 period_type=cpu/nanoseconds time_nanos=1767323045000000000 duration_nanos=5000000" \
+		"types=samples/count,cpu/nanoseconds default=cpu samples=4 period=1000000 period_type=cpu/nanoseconds time_nanos=1767323045000000000 duration_nanos=5000000" \
 		node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/x.tsv.pb.gz"
 fi
-# profrec input: the leaf frames' file mappings (ip, map_id, map) become pprof Mappings
+# profrec input: the leaf frames' file mappings (ip, map_id, map) become pprof
+# Mappings, each leaf address sampled a Location (and a Sample) of its own
+# (4 samples: leaf at 401136 and 401138, work at 401140, the kernel stack)
 if need_npm "pprof of profrec TSV: mappings with file and build-id"; then
-	check_error "pprof of profrec TSV: mappings with file and build-id" 0 \
-		"mappings=/bin/app@abcd:leaf@401136\+work@401140$" \
+	check_error "pprof of profrec TSV: mappings with file and build-id, a Location per leaf address" 0 \
+		"mappings=/bin/app@abcd:leaf@401136\+leaf@401138\+work@401140$" \
 		node "$TESTS/tools/pprof_totals.js" "$NPM_DIR" "$TMP/x.tsv.pb.gz"
+fi
+# profrec --lines frames ("NAME FILE:LINE"): pprof Functions with their
+# file, Lines with their line (go tool pprof -list), one Function for all
+# lines of a function, a Location per leaf address (-disasm); read back as
+# they were.
+{
+	printf '# source=profrec event=cpu-clock unit=ns freq=1000 call_graph=fp start_time=2026-01-02T03:04:05Z\n'
+	printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n'
+	printf '1000\t7\t7\tapp\t0\tcpu-clock\t1000000\t0\tmain app.c:10;work app.c:20;leaf app.c:31\t401136\t0\t0x400000 0x0 abcd /bin/app\n'
+	printf '2000\t7\t7\tapp\t0\tcpu-clock\t1000000\t1\tmain app.c:10;work app.c:20;leaf app.c:32\t401138\t0\t\n'
+	printf '3000\t7\t7\tapp\t0\tcpu-clock\t1000000\t2\tmain app.c:10;work app.c:21;inl app.h:5_[i];leaf app.c:31\t401136\t0\t\n'
+	printf '4000\t7\t7\tapp\t0\tcpu-clock\t1000000\t0\t\t401136\t0\t\n'
+} >"$TMP/lines.tsv"
+"$F" -q -o "$TMP/lines.pb.gz" "$TMP/lines.tsv"
+check "pprof of --lines frames: read back as they were" 0 "$("$F" -q --no-header "$TMP/lines.tsv")" \
+	"$F" -q --no-header "$TMP/lines.pb.gz"
+if need "pprof of --lines frames: functions with files, lines, addresses" python3 python3; then
+	check "pprof of --lines frames: functions with files, lines, addresses" 0 "app -:0 -
+function app -
+function inl_[i] app.h
+function leaf app.c
+function main app.c
+function work app.c
+inl_[i] app.h:5 -
+leaf app.c:31 -
+leaf app.c:31 0x401136
+leaf app.c:32 -
+leaf app.c:32 0x401138
+main app.c:10 -
+mapping 1 0x400000 0x401139 /bin/app
+work app.c:20 -
+work app.c:21 -" sh -c "python3 \"$TESTS/tools/pprof_dump.py\" \"$TMP/lines.pb.gz\" | awk '
+		\$1 == \"mapping\" { print; next }
+		\$1 == \"function\" { print \"function\", \$3, \$4; name[\$2] = \$3; file[\$2] = \$4; next }
+		\$5 != \"-\" { split(\$5, l, \":\"); print name[l[1]] \" \" file[l[1]] \":\" l[2] \" \" (\$3 == \"0x0\" ? \"-\" : \$3) }' | sort"
 fi
 sed 's/0x400000 0x0 abcd \/bin\/app/0x400000 zz/' "$TMP/x.tsv" >"$TMP/badmap.tsv"
 check_error "pprof of profrec TSV: a malformed map column" 1 "badmap.tsv:3: bad map" \

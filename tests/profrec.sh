@@ -1046,6 +1046,18 @@ else
 	fail "-o x.pb.gz: a gzip'd profile" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
 
+# --lines: pprof Functions with their source file, Lines with their line,
+# a Location per leaf address in the workload's mapping (pprof -list, -disasm)
+if need "-o x.pb.gz --lines: files, lines, addresses" python3 python3; then
+	run "$P" --lines -o "$TMP/pl.pb.gz" -- "$TMP/wl" -s $SHORT split
+	python3 "$TESTS/tools/pprof_dump.py" "$TMP/pl.pb.gz" >"$TMP/pl.dump" 2>&1
+	check "-o x.pb.gz --lines: files, lines, addresses" 0 "leaf_a workload.c yes yes" sh -c "awk '
+		\$1 == \"mapping\" && \$5 == \"$TMP/wl\" { wl[\$2] = 1 }
+		\$1 == \"function\" && \$3 == \"leaf_a\" { id = \$2; print \$3, \$4 }
+		\$1 == \"location\" { split(\$5, l, \":\"); if (l[1] == id && l[2] > 0) line = \"yes\"; if (l[1] == id && wl[\$4] && \$3 != \"0x0\") addr = \"yes\" }
+		END { print line, addr }' \"$TMP/pl.dump\" | paste -sd ' '"
+fi
+
 # ---- -o NAME.speedscope.json, NAME.folded: the format the name says (issue 25) ----
 run "$P" -o "$TMP/ss.speedscope.json" -- "$TMP/wl" -s $SHORT split
 if [ "$STATUS" = 0 ] && head -c 64 "$TMP/ss.speedscope.json" | grep -q '^{"$schema":"https://www.speedscope.app/file-format-schema.json"'; then

@@ -27,8 +27,8 @@ enum {
 	M_ID = 1, M_MEMORY_START = 2, M_MEMORY_LIMIT = 3, M_FILE_OFFSET = 4, M_FILENAME = 5,
 	M_BUILD_ID = 6, M_HAS_FUNCTIONS = 7,
 	L_ID = 1, L_MAPPING_ID = 2, L_ADDRESS = 3, L_LINE = 4,
-	LN_FUNCTION_ID = 1,
-	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
+	LN_FUNCTION_ID = 1, LN_LINE = 2,
+	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3, F_FILENAME = 4,
 };
 
 /* ---- describing a table from its metadata ------------------------------------- */
@@ -113,7 +113,8 @@ void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns
 {
 	struct prof_pprof_counter *c = ctx;
 
-	(void)w;
+	c->last_id = id;	/* on_address of the same row comes next */
+	c->last_w = w;
 	prof_weight_add(&prof_stacks_weights(c->t, id)[c->column], 1);
 	c->samples++;
 	if (time_ns > c->last_ns)
@@ -134,6 +135,7 @@ void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct pro
 	if (!c->maps_cap) {	/* first call */
 		prof_intern_init(&c->map_keys);
 		prof_intern_init(&c->leaf_names);
+		prof_intern_init(&c->at_keys);
 	}
 	prof_buf_addf(&key, "%llx %llx %s %s", (unsigned long long)map->start,
 		      (unsigned long long)map->pgoff, map->build_id, map->path);
@@ -149,6 +151,18 @@ void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct pro
 	}
 	if (ip >= c->maps[m].limit)
 		c->maps[m].limit = ip + 1;
+	/* this (stack, address): one more sample of the row's weight */
+	prof_buf_reset(&key);
+	prof_buf_addf(&key, "%x %llx %x", id, (unsigned long long)ip, m);
+	n = prof_intern_count(&c->at_keys);
+	k = prof_intern(&c->at_keys, key.data, key.len);
+	if (k == n) {
+		PROF_GROW(c->at, n + 1, c->at_cap);
+		c->at[k] = (struct prof_pprof_at){ .stack = id, .map = m, .address = ip };
+	}
+	c->at[k].n++;
+	if (c->last_id == id)
+		prof_weight_add(&c->at[k].w, c->last_w);
 	leaf = prof_stacks_frame_name(c->t, frames[depth - 1], &len);
 	n = prof_intern_count(&c->leaf_names);
 	k = prof_intern(&c->leaf_names, leaf, len);
@@ -172,11 +186,14 @@ void prof_pprof_counter_release(struct prof_pprof_counter *c)
 	}
 	prof_intern_release(&c->map_keys);
 	prof_intern_release(&c->leaf_names);
+	prof_intern_release(&c->at_keys);
 	free(c->maps);
 	free(c->leaves);
+	free(c->at);
 	c->maps = NULL;
 	c->leaves = NULL;
-	c->maps_cap = c->leaves_cap = 0;
+	c->at = NULL;
+	c->maps_cap = c->leaves_cap = c->at_cap = 0;
 }
 
 int prof_pprof_name(const char *path)
@@ -198,14 +215,22 @@ static int64_t pprof_value(prof_weight w)
 	return (int64_t)llroundl(w);
 }
 
-/* What one write builds: the strings, the function id of each frame. */
+/* What one write builds: the strings, the locations and functions. */
 struct writer {
 	const struct prof_pprof_profile *p;
 	struct prof_intern strings;	/* string table: index = id */
-	uint32_t *fn_of_frame;		/* frame id -> function id, 0: unused yet */
-	uint32_t *frame_of_fn;		/* function id - 1 -> frame id */
-	size_t nfns;
-	struct prof_buf msg, sub;
+	uint32_t *loc_of_frame;		/* frame id -> location id, 0: unused yet */
+	uint32_t *frame_of_loc;		/* location id - 1 -> frame id */
+	size_t nlocs;
+	/* the counter's (stack, address) samples when it counted p->t */
+	const struct prof_pprof_counter *at;
+	uint32_t *at_first, *at_next;	/* stack -> its first entry, entry -> next; UINT32_MAX ends */
+	struct prof_intern at_locs;	/* "FRAME ADDRESS MAP" -> index of at_loc */
+	struct at_loc { uint32_t frame, map; uint64_t address; } *at_loc;
+	size_t at_loc_cap;
+	struct prof_intern funcs;	/* "NAME\nFILE" -> function id - 1 */
+	int lines;			/* a frame carried its FILE:LINE */
+	struct prof_buf msg, sub, key;
 };
 
 static uint64_t str_id(struct writer *w, const char *s)
@@ -213,14 +238,34 @@ static uint64_t str_id(struct writer *w, const char *s)
 	return prof_intern(&w->strings, s, strlen(s));
 }
 
-/* The function (and location: the same id) of frame f, made when new. */
-static uint64_t function_of(struct writer *w, uint32_t f)
+/* The location of frame f (ids 1..nlocs), made when new. */
+static uint64_t location_of(struct writer *w, uint32_t f)
 {
-	if (!w->fn_of_frame[f]) {
-		w->frame_of_fn[w->nfns++] = f;
-		w->fn_of_frame[f] = (uint32_t)w->nfns;
+	if (!w->loc_of_frame[f]) {
+		w->frame_of_loc[w->nlocs++] = f;
+		w->loc_of_frame[f] = (uint32_t)w->nlocs;
 	}
-	return w->fn_of_frame[f];
+	return w->loc_of_frame[f];
+}
+
+/*
+ * The leaf location of frame f sampled at address in mapping map: ids
+ * after every frame's (nframes + 1 + index), made when new.
+ */
+static uint64_t address_location_of(struct writer *w, uint32_t f, uint64_t address, uint32_t map)
+{
+	size_t n = prof_intern_count(&w->at_locs);
+	uint32_t k;
+
+	location_of(w, f);	/* its Line: the frame's function */
+	prof_buf_reset(&w->key);
+	prof_buf_addf(&w->key, "%x %llx %x", f, (unsigned long long)address, map);
+	k = prof_intern(&w->at_locs, w->key.data, w->key.len);
+	if (k == n) {
+		PROF_GROW(w->at_loc, n + 1, w->at_loc_cap);
+		w->at_loc[k] = (struct at_loc){ .frame = f, .map = map, .address = address };
+	}
+	return prof_intern_count(&w->p->t->frames) + 1 + (uint64_t)k;
 }
 
 static void put_value_type(struct writer *w, uint32_t field, const char *type, const char *unit)
@@ -229,6 +274,55 @@ static void put_value_type(struct writer *w, uint32_t field, const char *type, c
 	prof_pb_put_int(&w->sub, VT_TYPE, (int64_t)str_id(w, type));
 	prof_pb_put_int(&w->sub, VT_UNIT, (int64_t)str_id(w, unit));
 	prof_pb_put_bytes(&w->msg, field, w->sub.data, w->sub.len);
+}
+
+static void put_sample(struct writer *w, const uint64_t *locs, size_t depth, const uint64_t *values)
+{
+	prof_buf_reset(&w->sub);
+	prof_pb_put_packed(&w->sub, S_LOCATION_ID, locs, depth);
+	prof_pb_put_packed(&w->sub, S_VALUE, values, w->p->ntypes);
+	prof_pb_put_bytes(&w->msg, P_SAMPLE, w->sub.data, w->sub.len);
+}
+
+/*
+ * The Samples of stack id (locs: its locations, leaf first): one per leaf
+ * address the counter saw, then one for what no address accounts for
+ * (samples without a mapping, weights of other columns).
+ */
+static void put_address_samples(struct writer *w, uint32_t id, uint64_t *locs, size_t depth)
+{
+	const struct prof_pprof_profile *p = w->p;
+	const prof_weight *wt = prof_stacks_weights(p->t, id);
+	prof_weight rest[PROF_PPROF_MAX_TYPES];
+	uint64_t values[PROF_PPROF_MAX_TYPES], leaf = locs[0];
+	size_t k;
+	uint32_t e;
+	int any = 0;
+
+	for (k = 0; k < p->ntypes; k++)
+		rest[k] = wt[p->types[k].column];
+	for (e = w->at_first[id]; e != UINT32_MAX; e = w->at_next[e]) {
+		const struct prof_pprof_at *a = &w->at->at[e];
+		size_t d;
+		const uint32_t *frames = prof_stacks_frames(p->t, id, &d);
+
+		for (k = 0; k < p->ntypes; k++) {
+			prof_weight v = p->types[k].column == 0 ? a->w
+				      : p->types[k].column == w->at->column ? (prof_weight)a->n : 0;
+
+			values[k] = (uint64_t)pprof_value(v);
+			rest[k] -= v;
+		}
+		locs[0] = address_location_of(w, frames[d - 1], a->address, a->map);
+		put_sample(w, locs, depth, values);
+	}
+	locs[0] = leaf;
+	for (k = 0; k < p->ntypes; k++) {
+		values[k] = (uint64_t)pprof_value(rest[k]);
+		any |= values[k] != 0;
+	}
+	if (any)
+		put_sample(w, locs, depth, values);
 }
 
 /* Sample messages of every stack with a value, into w->msg. */
@@ -248,15 +342,15 @@ static void put_samples(struct writer *w)
 			values[k] = (uint64_t)pprof_value(wt[p->types[k].column]);
 			any |= values[k] != 0;
 		}
-		if (!any)
+		if (!any || !depth)
 			continue;
 		PROF_GROW(locs, depth, cap);
 		for (k = 0; k < depth; k++)	/* leaf first */
-			locs[k] = function_of(w, frames[depth - 1 - k]);
-		prof_buf_reset(&w->sub);
-		prof_pb_put_packed(&w->sub, S_LOCATION_ID, locs, depth);
-		prof_pb_put_packed(&w->sub, S_VALUE, values, p->ntypes);
-		prof_pb_put_bytes(&w->msg, P_SAMPLE, w->sub.data, w->sub.len);
+			locs[k] = location_of(w, frames[depth - 1 - k]);
+		if (w->at && w->at_first[ids[i]] != UINT32_MAX)
+			put_address_samples(w, ids[i], locs, depth);
+		else
+			put_sample(w, locs, depth, values);
 	}
 	free(locs);
 	free(ids);
@@ -295,36 +389,100 @@ static void put_mappings(struct writer *w)
 	}
 }
 
-/* One Location and one Function per frame used: ids 1..nfns. */
-static void put_functions(struct writer *w)
+/*
+ * The function and line of frame name[0..len): "NAME FILE:LINE", an
+ * annotation "_[x]" after it (profrec --lines), is line LINE of the
+ * function NAME_[x] in FILE; another frame is its own function, line 0.
+ * Returns the function id (made when new).
+ */
+static uint64_t function_line(struct writer *w, const char *name, size_t len, int64_t *line)
+{
+	size_t end = len, ann = 0, i, colon, file;
+
+	*line = 0;
+	if (len > 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']')
+		end = len - (ann = 4);
+	for (i = end; i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9'; i--)
+		;
+	colon = i - 1;
+	if (i < end && end - i <= 9 && i > 1 && name[colon] == ':') {
+		for (file = colon; file > 0 && name[file - 1] != ' '; file--)
+			;
+		if (file > 1 && file < colon) {	/* "NAME FILE:LINE": both not empty */
+			*line = strtoll(name + i, NULL, 10);
+			w->lines = 1;
+			prof_buf_reset(&w->key);
+			prof_buf_add(&w->key, name, file - 1);
+			prof_buf_add(&w->key, name + end, ann);
+			prof_buf_addch(&w->key, '\n');
+			prof_buf_add(&w->key, name + file, colon - file);
+			return prof_intern(&w->funcs, w->key.data, w->key.len) + 1;
+		}
+	}
+	prof_buf_reset(&w->key);
+	prof_buf_add(&w->key, name, len);
+	prof_buf_addch(&w->key, '\n');
+	return prof_intern(&w->funcs, w->key.data, w->key.len) + 1;
+}
+
+/* A Location: id, its mapping and address when known, one Line. */
+static void put_location(struct writer *w, uint64_t id, uint32_t frame, uint64_t map_id, uint64_t address)
 {
 	struct prof_buf line = PROF_BUF_INIT;
+	size_t len;
+	const char *name = prof_stacks_frame_name(w->p->t, frame, &len);
+	int64_t n;
+	uint64_t fn = function_line(w, name, len, &n);
+
+	prof_pb_put_uint(&line, LN_FUNCTION_ID, fn);
+	if (n)
+		prof_pb_put_int(&line, LN_LINE, n);
+	prof_buf_reset(&w->sub);
+	prof_pb_put_uint(&w->sub, L_ID, id);
+	if (map_id) {
+		prof_pb_put_uint(&w->sub, L_MAPPING_ID, map_id);
+		prof_pb_put_uint(&w->sub, L_ADDRESS, address);
+	}
+	prof_pb_put_bytes(&w->sub, L_LINE, line.data, line.len);
+	prof_pb_put_bytes(&w->msg, P_LOCATION, w->sub.data, w->sub.len);
+	prof_buf_release(&line);
+}
+
+/*
+ * The Locations: one per frame used (ids 1..nlocs), one per leaf address
+ * sampled; then the Functions they name. Without per-address samples (a
+ * transformed table), a frame sampled as a leaf in a file mapping has its
+ * Location at the first address sampled in it.
+ */
+static void put_locations(struct writer *w)
+{
 	size_t i, len;
 
-	for (i = 0; i < w->nfns; i++) {
-		uint64_t id = i + 1;
-		const char *name = prof_stacks_frame_name(w->p->t, w->frame_of_fn[i], &len);
-		uint64_t s = prof_intern(&w->strings, name, len);
+	for (i = 0; i < w->nlocs; i++) {
+		const char *name = prof_stacks_frame_name(w->p->t, w->frame_of_loc[i], &len);
+		/* the first address sampled in the frame, unless every leaf
+		 * address has its own Location (then a caller has none) */
+		const struct prof_pprof_leaf *leaf = w->at ? NULL : leaf_of(w->p->addrs, name, len);
 
-		prof_buf_reset(&line);
-		prof_pb_put_uint(&line, LN_FUNCTION_ID, id);
-		const struct prof_pprof_leaf *leaf = leaf_of(w->p->addrs, name, len);
+		put_location(w, i + 1, w->frame_of_loc[i], leaf ? leaf->map + 1 : 0, leaf ? leaf->address : 0);
+	}
+	for (i = 0; i < prof_intern_count(&w->at_locs); i++)
+		put_location(w, prof_intern_count(&w->p->t->frames) + 1 + i, w->at_loc[i].frame,
+			     w->at_loc[i].map + 1, w->at_loc[i].address);
+	for (i = 0; i < prof_intern_count(&w->funcs); i++) {
+		const char *key = prof_intern_str(&w->funcs, (uint32_t)i, &len);
+		const char *nl = memchr(key, '\n', len);
+		uint64_t s = prof_intern(&w->strings, key, (size_t)(nl - key));
 
 		prof_buf_reset(&w->sub);
-		prof_pb_put_uint(&w->sub, L_ID, id);
-		if (leaf) {
-			prof_pb_put_uint(&w->sub, L_MAPPING_ID, leaf->map + 1);
-			prof_pb_put_uint(&w->sub, L_ADDRESS, leaf->address);
-		}
-		prof_pb_put_bytes(&w->sub, L_LINE, line.data, line.len);
-		prof_pb_put_bytes(&w->msg, P_LOCATION, w->sub.data, w->sub.len);
-		prof_buf_reset(&w->sub);
-		prof_pb_put_uint(&w->sub, F_ID, id);
+		prof_pb_put_uint(&w->sub, F_ID, i + 1);
 		prof_pb_put_int(&w->sub, F_NAME, (int64_t)s);
 		prof_pb_put_int(&w->sub, F_SYSTEM_NAME, (int64_t)s);
+		if (nl + 1 < key + len)
+			prof_pb_put_int(&w->sub, F_FILENAME, (int64_t)prof_intern(&w->strings, nl + 1,
+							 (size_t)(key + len - nl - 1)));
 		prof_pb_put_bytes(&w->msg, P_FUNCTION, w->sub.data, w->sub.len);
 	}
-	prof_buf_release(&line);
 }
 
 /*
@@ -355,6 +513,24 @@ static void put_string(struct writer *w, const char *s, size_t len)
 	prof_pb_put_bytes(&w->msg, P_STRING_TABLE, w->sub.data, w->sub.len);
 }
 
+/* The counter's (stack, address) entries as a list per stack, if it counted p->t. */
+static void link_addresses(struct writer *w)
+{
+	const struct prof_pprof_counter *c = w->p->addrs;
+	size_t n, i;
+
+	if (!c || !c->maps_cap || c->t != w->p->t || !(n = prof_intern_count(&c->at_keys)))
+		return;
+	w->at = c;
+	w->at_first = xmalloc((prof_stacks_count(w->p->t) + 1) * sizeof(*w->at_first));
+	memset(w->at_first, 0xff, (prof_stacks_count(w->p->t) + 1) * sizeof(*w->at_first));
+	w->at_next = xmalloc(n * sizeof(*w->at_next));
+	for (i = n; i-- > 0;) {		/* pushed from the last: lists in entry order */
+		w->at_next[i] = w->at_first[c->at[i].stack];
+		w->at_first[c->at[i].stack] = (uint32_t)i;
+	}
+}
+
 int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out)
 {
 	size_t nframes = prof_intern_count(&p->t->frames), i, len;
@@ -364,14 +540,19 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	prof_intern_init(&w.strings);
+	prof_intern_init(&w.at_locs);
+	prof_intern_init(&w.funcs);
 	str_id(&w, "");		/* string 0 is always "" */
-	w.fn_of_frame = xcalloc(nframes + 1, sizeof(*w.fn_of_frame));
-	w.frame_of_fn = xcalloc(nframes + 1, sizeof(*w.frame_of_fn));
+	w.loc_of_frame = xcalloc(nframes + 1, sizeof(*w.loc_of_frame));
+	w.frame_of_loc = xcalloc(nframes + 1, sizeof(*w.frame_of_loc));
+	link_addresses(&w);
 	for (i = 0; i < p->ntypes; i++)
 		put_value_type(&w, P_SAMPLE_TYPE, p->types[i].type, p->types[i].unit);
 	put_samples(&w);
 	put_mappings(&w);
-	put_functions(&w);
+	put_locations(&w);
+	if (w.lines)
+		prof_pb_put_int(&w.msg, P_COMMENT, (int64_t)str_id(&w, PROF_PPROF_LINES_COMMENT));
 	if (p->time_nanos)
 		prof_pb_put_int(&w.msg, P_TIME_NANOS, p->time_nanos);
 	if (p->duration_nanos)
@@ -391,10 +572,16 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	}
 	rc = prof_output_write(out, w.msg.data, w.msg.len);
 	prof_intern_release(&w.strings);
-	free(w.fn_of_frame);
-	free(w.frame_of_fn);
+	prof_intern_release(&w.at_locs);
+	prof_intern_release(&w.funcs);
+	free(w.loc_of_frame);
+	free(w.frame_of_loc);
+	free(w.at_first);
+	free(w.at_next);
+	free(w.at_loc);
 	prof_buf_release(&w.msg);
 	prof_buf_release(&w.sub);
+	prof_buf_release(&w.key);
 	return rc < 0 ? -1 : 0;
 }
 

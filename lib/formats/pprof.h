@@ -7,12 +7,20 @@
  * gzip around it is io/output.h's and io/input.h's (pprof files are
  * gzip-compressed protobuf; raw protobuf is read too).
  *
- * Writing. Each frame name of the table becomes one Function (name =
- * system_name = the frame as folded, annotations such as "_[k]" kept, so
- * a round trip gives the same folded stacks) and one Location with one
- * Line; a stack becomes one Sample whose location_ids run leaf first, as
- * pprof wants, and whose values are the table's columns named by the
- * sample types. Functions, locations and strings are deduplicated (one
+ * Writing. Each frame name of the table becomes one Location with one
+ * Line, and a Function (name = system_name = the frame as folded,
+ * annotations such as "_[k]" kept, so a round trip gives the same folded
+ * stacks). A frame that carries its source position, as profrec --lines
+ * writes it ("NAME FILE:LINE", an annotation after it), is instead the
+ * Line LINE of Function NAME (the annotation kept on it) in FILE, one
+ * Function for all the lines of NAME in FILE, so that pprof -list shows
+ * the samples per source line; the profile's comment
+ * PROF_PPROF_LINES_COMMENT says so, and reading such a profile gives the
+ * frames back as they were. A stack becomes one Sample whose location_ids
+ * run leaf first, as pprof wants, and whose values are the table's
+ * columns named by the sample types; with the leaf addresses of a
+ * counter (below), one Sample per address sampled, its leaf a Location
+ * at that address. Functions, locations and strings are deduplicated (one
  * per frame name). Strings are written as valid UTF-8 (proto3's rule):
  * a byte that starts no valid sequence becomes U+FFFD. Weights are rounded to integers (int64); a weight
  * above 2^63-1 is kept at 2^63-1. Stacks whose written values are all
@@ -121,6 +129,22 @@ struct prof_pprof_counter {
 	struct prof_intern leaf_names;		/* frame name -> index into leaves */
 	struct prof_pprof_leaf { uint32_t map; uint64_t address; } *leaves;
 	size_t leaves_cap;
+	/*
+	 * Every (stack, leaf address) sampled, with its samples and weight:
+	 * a Sample and a leaf Location of their own per address, so that
+	 * pprof -disasm puts samples on instructions. Used only while t is
+	 * the table written (a transformed copy has other stack ids).
+	 */
+	uint32_t last_id;			/* the last on_sample's stack and weight */
+	prof_weight last_w;
+	struct prof_intern at_keys;		/* "STACK ADDRESS MAP" -> index into at */
+	struct prof_pprof_at {
+		uint32_t stack, map;
+		uint64_t address;
+		prof_weight w;
+		unsigned long n;
+	} *at;
+	size_t at_cap;
 };
 struct prof_pprof_mapping {
 	uint64_t start, limit, pgoff;	/* limit: past the highest address sampled */
@@ -130,6 +154,9 @@ struct prof_samples_map;
 void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
 void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map);
 void prof_pprof_counter_release(struct prof_pprof_counter *c);
+
+/* The comment of a profile whose frames carried "FILE:LINE" (see Writing). */
+#define PROF_PPROF_LINES_COMMENT "proftools: frame names NAME FILE:LINE (profrec --lines)"
 
 /* Whether path names a pprof file ("*.pb.gz"); path may be NULL. */
 int prof_pprof_name(const char *path);

@@ -20,12 +20,13 @@
 
 enum {
 	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
-	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_DEFAULT_SAMPLE_TYPE = 14,
+	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_COMMENT = 13,
+	P_DEFAULT_SAMPLE_TYPE = 14,
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2,
 	L_ID = 1, L_ADDRESS = 3, L_LINE = 4,
-	LN_FUNCTION_ID = 1,
-	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
+	LN_FUNCTION_ID = 1, LN_LINE = 2,
+	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3, F_FILENAME = 4,
 };
 
 struct str {
@@ -39,7 +40,7 @@ struct value_type {
 };
 
 struct function {
-	uint64_t name, system_name;
+	uint64_t name, system_name, filename;
 	size_t at;			/* offset, for errors */
 };
 
@@ -63,8 +64,12 @@ struct pread {
 	size_t ntypes, types_cap;
 	struct prof_hashmap functions;	/* id -> struct function */
 	struct prof_hashmap locations;	/* id -> struct location */
-	uint64_t *lines;		/* function ids of every location's lines */
+	struct line { uint64_t function; int64_t line; } *lines;	/* every location's lines */
 	size_t nlines, lines_cap;
+	uint64_t *comments;		/* string indices */
+	size_t ncomments, comments_cap;
+	int name_lines;			/* frames are "NAME FILE:LINE" (PROF_PPROF_LINES_COMMENT) */
+	struct prof_buf frame;		/* one such frame being made */
 	uint32_t *frames;		/* frame ids of every location, root first */
 	size_t nframes, frames_cap;
 	uint64_t default_type;
@@ -126,19 +131,28 @@ static int read_small(struct pread *rd, const struct prof_pb_field *m, uint64_t 
 
 static int add_line(struct pread *rd, const struct prof_pb_field *f)
 {
-	uint64_t v[LN_FUNCTION_ID + 1];
+	uint64_t v[LN_LINE + 1];
 
-	if (read_small(rd, f, v, LN_FUNCTION_ID + 1, 0, NULL) < 0)
+	if (read_small(rd, f, v, LN_LINE + 1, 0, NULL) < 0)
 		return -1;
 	PROF_GROW(rd->lines, rd->nlines + 1, rd->lines_cap);
-	rd->lines[rd->nlines++] = v[LN_FUNCTION_ID];
+	rd->lines[rd->nlines].function = v[LN_FUNCTION_ID];
+	rd->lines[rd->nlines++].line = (int64_t)v[LN_LINE];
 	return 0;
+}
+
+static void push_comment(void *ctx, uint64_t v)
+{
+	struct pread *rd = ctx;
+
+	PROF_GROW(rd->comments, rd->ncomments + 1, rd->comments_cap);
+	rd->comments[rd->ncomments++] = v;
 }
 
 /* One top-level field of the first walk. */
 static int collect(struct pread *rd, const struct prof_pb_field *f)
 {
-	uint64_t v[F_SYSTEM_NAME + 1];
+	uint64_t v[F_FILENAME + 1];
 	int added;
 
 	switch (f->number) {
@@ -153,11 +167,12 @@ static int collect(struct pread *rd, const struct prof_pb_field *f)
 	case P_FUNCTION: {
 		struct function *fn;
 
-		if (need_len(rd, f, "function") || read_small(rd, f, v, F_SYSTEM_NAME + 1, 0, NULL))
+		if (need_len(rd, f, "function") || read_small(rd, f, v, F_FILENAME + 1, 0, NULL))
 			return -1;
 		fn = prof_hashmap_put(&rd->functions, v[F_ID], &added);
 		fn->name = v[F_NAME];
 		fn->system_name = v[F_SYSTEM_NAME];
+		fn->filename = v[F_FILENAME];
 		fn->at = f->offset;
 		return 0;
 	}
@@ -193,6 +208,12 @@ static int collect(struct pread *rd, const struct prof_pb_field *f)
 	case P_DURATION_NANOS:
 		rd->duration_nanos = (int64_t)f->value;
 		return 0;
+	case P_COMMENT: {	/* repeated int64: one varint, or packed */
+		struct prof_pb_reader r;
+
+		prof_pb_reader_sub(f, &r);	/* errors only: f is top-level */
+		return prof_pb_repeated(&r, f, push_comment, rd) < 0 ? pb_error(rd, &r) : 0;
+	}
 	default:	/* samples come in the second walk; the rest is not needed */
 		return 0;
 	}
@@ -207,18 +228,36 @@ static const struct str *string_at(struct pread *rd, uint64_t s, size_t at)
 	return NULL;
 }
 
-/* The frame of one Line: its function's name. */
-static int line_frame(struct pread *rd, uint64_t fn_id, size_t at, uint32_t *frame)
+/*
+ * The frame of one Line: its function's name; in a profile written from
+ * profrec --lines frames, "NAME FILE:LINE" as they were (an annotation
+ * "_[x]" of the function's name after it).
+ */
+static int line_frame(struct pread *rd, const struct line *ln, size_t at, uint32_t *frame)
 {
-	const struct function *fn = prof_hashmap_get(&rd->functions, fn_id);
-	const struct str *name, *sys;
+	const struct function *fn = prof_hashmap_get(&rd->functions, ln->function);
+	const struct str *name, *sys, *file;
 
 	if (!fn)
 		return error_at(rd, at, "location line names an undefined function id");
 	name = &rd->strs[fn->name];	/* in range: check_strings() */
 	sys = &rd->strs[fn->system_name];
+	file = &rd->strs[fn->filename];
 	if (!name->len)
 		name = sys;
+	if (rd->name_lines && ln->line > 0 && file->len && name->len) {
+		size_t ann = name->len > 4 && name->p[name->len - 4] == '_' && name->p[name->len - 3] == '[' &&
+			     name->p[name->len - 1] == ']' ? 4 : 0;
+
+		prof_buf_reset(&rd->frame);
+		prof_buf_add(&rd->frame, name->p, name->len - ann);
+		prof_buf_addch(&rd->frame, ' ');
+		prof_buf_add(&rd->frame, file->p, file->len);
+		prof_buf_addf(&rd->frame, ":%" PRId64, ln->line);
+		prof_buf_add(&rd->frame, name->p + name->len - ann, ann);
+		*frame = prof_import_frame_in(rd->t, rd->frame.data, rd->frame.len);
+		return 0;
+	}
 	*frame = name->len ? prof_import_frame_in(rd->t, name->p, name->len)
 			   : prof_stacks_frame(rd->t, "[unknown]", 9);
 	return 0;
@@ -236,7 +275,7 @@ static int resolve_locations(struct pread *rd)
 		loc->first_frame = rd->nframes;
 		PROF_GROW(rd->frames, rd->nframes + loc->nlines + 1, rd->frames_cap);
 		for (j = loc->nlines; j-- > 0;)
-			if (line_frame(rd, rd->lines[loc->first_line + j], loc->at,
+			if (line_frame(rd, &rd->lines[loc->first_line + j], loc->at,
 				       &rd->frames[rd->nframes++]) < 0)
 				return -1;
 		if (!loc->nlines) {
@@ -438,6 +477,8 @@ static void pread_release(struct pread *rd)
 	prof_hashmap_release(&rd->functions);
 	prof_hashmap_release(&rd->locations);
 	free(rd->lines);
+	free(rd->comments);
+	prof_buf_release(&rd->frame);
 	free(rd->frames);
 	free(rd->ids);
 	free(rd->values);
@@ -456,9 +497,15 @@ static int check_strings(struct pread *rd)
 	for (i = 0; i < prof_hashmap_count(&rd->functions); i++) {
 		const struct function *fn = prof_hashmap_at(&rd->functions, i, NULL);
 
-		if (!string_at(rd, fn->name, fn->at) || !string_at(rd, fn->system_name, fn->at))
+		if (!string_at(rd, fn->name, fn->at) || !string_at(rd, fn->system_name, fn->at) ||
+		    !string_at(rd, fn->filename, fn->at))
 			return -1;
 	}
+	for (i = 0; i < rd->ncomments; i++)
+		if (rd->comments[i] < rd->nstrs &&
+		    rd->strs[rd->comments[i]].len == strlen(PROF_PPROF_LINES_COMMENT) &&
+		    !memcmp(rd->strs[rd->comments[i]].p, PROF_PPROF_LINES_COMMENT, strlen(PROF_PPROF_LINES_COMMENT)))
+			rd->name_lines = 1;
 	return 0;
 }
 
