@@ -57,10 +57,11 @@
 #define PH_PC_TRUNCATED 1u
 /*
  * The same, for a walk cut short while the loader was still running the
- * initialisers of the libraries it started before the shim (a static
- * initialiser of the C or C++ runtime): shown as [start-up]. A stack of
- * runtime frames that ends here is the runtime's own; one that ends in
- * [truncated] may have been called by the program.
+ * initialisers of the libraries it started before the shim (libstdc++'s
+ * allocates its emergency exception pool there): shown as [start-up].
+ * Its blocks are not leaks, as those of a stack that reaches the loader;
+ * a stack of runtime frames that ends in [truncated] may have been called
+ * by the program, and its blocks are.
  */
 #define PH_PC_STARTUP 2u
 

@@ -85,16 +85,18 @@ static void push_frame(struct stack_walk *w, const char *name, size_t len)
 /*
  * Symbolize pcs[0..depth) (innermost first) into w->frames, root first.
  * With check_supp, returns 1 when a frame or the object holding it
- * matches a suppression, or every frame lies in the runtime and the
- * runtime was not called by the program: the walk reached the stack's
- * start, or was cut short in the loader's start-up (PH_PC_STARTUP). A
- * walk cut short elsewhere ([truncated]: libstdc++ keeps no frame
- * pointers) hides who called the runtime, often the program (a leaked
- * new std::string is allocated inside libstdc++): its blocks are leaks.
+ * matches a suppression, when every frame lies in the runtime and the
+ * walk reached the stack's start, or when the walk was cut short in the
+ * loader's start-up (PH_PC_STARTUP: a library's initialiser, below the
+ * loader's frames, which the builtin suppressions match when a walk gets
+ * there). A walk cut short elsewhere ([truncated]: libstdc++ keeps no
+ * frame pointers) hides who called the runtime, often the program (a
+ * leaked new std::string is allocated inside libstdc++): its blocks are
+ * leaks.
  */
 static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t depth, int check_supp)
 {
-	int suppressed = 0, runtime_only = depth > 0;
+	int suppressed = 0, runtime_only = depth > 0, startup = 0;
 	size_t k;
 
 	w->nframes = 0;
@@ -111,6 +113,7 @@ static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t dep
 		}
 		if (pcs[k] == PH_PC_STARTUP) {
 			push_frame(w, "[start-up]", 10);
+			startup = 1;
 			continue;
 		}
 		n = prof_symbolize(w->sym, w->as, pcs[k], PROF_SYM_RETURN, fr, 32);
@@ -127,7 +130,7 @@ static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t dep
 	}
 	if (!w->nframes)
 		push_frame(w, "[no stack]", 10);
-	return suppressed || runtime_only;
+	return suppressed || runtime_only || startup;
 }
 
 /* Add one call site's counters to the table and the totals. */

@@ -86,8 +86,8 @@ struct prof_heap_process {
  * "[truncated]" ("[start-up]" when cut in the loader's start-up), an
  * allocation without a stack is "[no stack]". supp decides which blocks
  * still live are not leaks; so does the runtime: a stack of runtime
- * frames only is not a leak when complete or cut at start-up, and is
- * when cut elsewhere (the program may have called the runtime). Returns 0, or -1 when
+ * frames only is not a leak when complete, and is when cut short (the
+ * program may have called the runtime); one cut at start-up is not. Returns 0, or -1 when
  * the file cannot be read as a record file (reported).
  */
 int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,

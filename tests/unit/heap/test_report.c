@@ -234,12 +234,13 @@ static char *report_text(const struct prof_heap_process *p, const char *tag)
  * Frames of the runtime (getpid: libc) in a walk cut short: who called
  * the runtime is unknown, often the program (a new std::string leaked
  * inside libstdc++), so the block is a leak; cut short in the loader's
- * start-up, it is the runtime's own. Sampled: never "no leaks".
+ * start-up, it is a library initialiser's, as under the loader's frames.
+ * Sampled: never "no leaks".
  */
 static void test_runtime_and_sampled(struct prof_symbolizer *sym, struct prof_heap_supp *supp)
 {
 	struct prof_heap_process p;
-	struct site s[3];
+	struct site s[4];
 	char heap[512], maps[512];
 	uint64_t mean = 1u << 20;
 	uint32_t flags = PH_FLAG_EXITED | PH_FLAG_SAMPLED;
@@ -248,18 +249,20 @@ static void test_runtime_and_sampled(struct prof_symbolizer *sym, struct prof_he
 	s[0].alloc_bytes = 8, s[0].alloc_count = 1;
 	s[1] = (struct site){ { RA(getpid), PH_PC_TRUNCATED }, 2, 64, 1, 0, 64, 1, 64 };
 	s[2] = (struct site){ { RA(getpid), PH_PC_STARTUP }, 2, 128, 1, 0, 128, 1, 128 };
-	write_heap("4343", 4343, PH_FLAG_EXITED, 9, s, 3);	/* not run 1 (test_run) */
+	s[3] = (struct site){ { RA(leaf_site), PH_PC_STARTUP }, 2, 256, 1, 0, 256, 1, 256 };
+	write_heap("4343", 4343, PH_FLAG_EXITED, 9, s, 4);	/* not run 1 (test_run) */
 	write_maps("4343");
 	snprintf(heap, sizeof(heap), "%s/4343.heap", dir);
 	snprintf(maps, sizeof(maps), "%s/4343.maps", dir);
-	TEST("process: runtime frames cut short are a leak, unless cut in the loader's start-up") {
+	TEST("process: runtime frames cut short are a leak; a stack cut in the loader's start-up is not") {
 		CHECK(prof_heap_process_read(&p, heap, maps, sym, supp) == 0);
 		CHECK(p.leak_bytes == 64 && p.leak_blocks == 1);
-		CHECK(p.supp_bytes == 128 && p.supp_blocks == 1);
+		CHECK(p.supp_bytes == 128 + 256 && p.supp_blocks == 2);
+		CHECK(find_stack(&p.stacks, "[start-up];leaf_site") != UINT32_MAX);
 		prof_heap_process_release(&p);
 	}
 	s[1].live_bytes = s[1].live_blocks = 0;
-	write_heap("4343", 4343, flags, 9, s, 3);
+	write_heap("4343", 4343, flags, 9, s, 4);
 	patch_heap("4343", offsetof(struct ph_header, sample_mean), &mean, sizeof(mean));
 	TEST("process: sampled, nothing leaked seen: not \"no leaks\", what sampling can miss") {
 		const char *text;
