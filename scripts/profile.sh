@@ -262,23 +262,128 @@ mode_offcpu() {
 	[ "$QUIET" = 1 ] || column -t -s '	' "$OUT/offcpu.shares.tsv" >&2 2>/dev/null || cat "$OUT/offcpu.shares.tsv" >&2
 }
 
+# processes MEMORY_D: one line per image profheap recorded, "ROLE TAG",
+# ROLE "program" or "launcher", then "final TAG" (the command's last
+# image) and "chain EXE" for each image of the command, in order.
+#
+# The command's own process may exec a chain of programs (a shell shim
+# such as pyenv's python3 execs bash, env, bash and at last python): the
+# last image of that chain is the program that does the work. It and the
+# processes forked once it ran, with their descendants, are "program";
+# the earlier images and the processes they forked (the shim's helpers,
+# with their descendants) are "launcher". Without a chain, every process
+# is the program. The headers of profheap's PID[.N].alloc.folded files
+# give each image's pid, ppid, start time (the fork, or the exec of that
+# image) and program.
+processes() {
+	grep -m 1 -H '' "$1"/*.alloc.folded 2>/dev/null | LC_ALL=C awk '
+	function unpct(s,   r, i, c) {
+		r = ""
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (c == "%" && i + 2 <= length(s)) {
+				r = r sprintf("%c", hex(substr(s, i + 1, 2)))
+				i += 2
+			} else r = r c
+		}
+		return r
+	}
+	function hex(h,   v, i) {
+		v = 0
+		for (i = 1; i <= 2; i++) v = v * 16 + index("0123456789abcdef", tolower(substr(h, i, 1))) - 1
+		return v
+	}
+	{
+		at = index($0, ".alloc.folded:# ")
+		if (!at) next
+		tag = substr($0, 1, at - 1); sub(/.*\//, "", tag)
+		n = split(substr($0, at + 16), kv, " ")
+		T[++nt] = tag
+		pid[tag] = ppid[tag] = start[tag] = 0
+		exe[tag] = "?"
+		for (i = 1; i <= n; i++) {
+			eq = index(kv[i], "=")
+			k = substr(kv[i], 1, eq - 1); v = substr(kv[i], eq + 1)
+			if (k == "pid") pid[tag] = v + 0
+			else if (k == "ppid") ppid[tag] = v + 0
+			else if (k == "start_ns") start[tag] = v + 0
+			else if (k == "exe") exe[tag] = unpct(v)
+		}
+		gen[tag] = index(tag, ".") ? substr(tag, index(tag, ".") + 1) + 0 : 0
+		if (!gen[tag]) first[pid[tag]] = tag
+	}
+	END {
+		root = ""
+		for (i = 1; i <= nt; i++) {
+			t = T[i]
+			if (gen[t] || !ppid[t] || ppid[t] in first) continue
+			if (root == "" || start[t] < start[first[root]]) root = pid[t]
+		}
+		maxgen = 0
+		for (i = 1; i <= nt; i++)
+			if (root != "" && pid[T[i]] == root && gen[T[i]] > maxgen) maxgen = gen[T[i]]
+		final = root == "" ? "" : maxgen ? root "." maxgen : root
+		for (i = 1; i <= nt; i++) {
+			t = T[i]
+			role = "program"
+			if (maxgen && pid[t] == root) {
+				if (gen[t] < maxgen) role = "launcher"
+			} else if (maxgen) {
+				# the ancestor forked by the command process, if any
+				p = pid[t]; a = ""
+				for (s = 0; s < 4096 && (p in first); s++) {
+					if (ppid[first[p]] == root) { a = first[p]; break }
+					p = ppid[first[p]]
+				}
+				if (a != "" && start[a] < start[final]) role = "launcher"
+			}
+			print role, t
+		}
+		if (final != "") {
+			print "final", final
+			for (g = 0; g <= maxgen; g++) print "chain", exe[g ? root "." g : root]
+		}
+	}'
+}
+
 mode_memory() {
 	say "memory: recording $*"
 	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -u "$UNWIND" -o "$OUT/memory.d" -- "$@"
 	dwarf_hint memory "$OUT/memory.log"
 	set -- "$OUT"/memory.d/*.alloc.folded
 	[ -f "$1" ] || { warn "memory: profheap wrote no profile"; return; }
-	# The first process profheap names is the command itself.
-	root=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
-	[ -n "$root" ] && [ -f "$OUT/memory.d/$root.timeline.tsv" ] &&
-		cp "$OUT/memory.d/$root.timeline.tsv" "$OUT/memory.timeline.tsv"
+	processes "$OUT/memory.d" >"$WORK/processes"
+	final=$(sed -n 's/^final //p' "$WORK/processes")
+	[ -n "$final" ] && [ -f "$OUT/memory.d/$final.timeline.tsv" ] &&
+		cp "$OUT/memory.d/$final.timeline.tsv" "$OUT/memory.timeline.tsv"
+	nprog=$(grep -c '^program ' "$WORK/processes")
+	nlaunch=$(grep -c '^launcher ' "$WORK/processes")
+	if [ "$nlaunch" -gt 0 ]; then
+		chain=$(sed -n 's/^chain //p' "$WORK/processes")
+		n=$(($(printf '%s\n' "$chain" | wc -l) - 1))
+		prog=$(printf '%s\n' "$chain" | tail -n 1)
+		note="memory: $prog reached through an exec chain of $n launchers ($(printf '%s\n' "$chain" |
+			head -n "$n" | tr '\n' ' ' | sed 's/ $//; s/ / -> /g')): the graphs and the timeline are its own and its children's ($nprog process images); the launchers' $nlaunch are apart, in memory-launchers-*.folded"
+		say "$note"
+		echo "$PROG: $note" >>"$OUT/memory.log"
+	fi
 	for kind in alloc leak peak; do
-		set -- "$OUT"/memory.d/*."$kind".folded
-		"$(tool proffold)" -q -o "$OUT/memory-$kind.folded" "$@" || continue
-		if grep -qv '^#' "$OUT/memory-$kind.folded"; then
-			"$(tool profflame)" --colors mem --countname bytes --title "Memory ($kind): $CMDLINE" \
-				-o "$OUT/memory-$kind.svg" "$OUT/memory-$kind.folded"
-		fi
+		for role in program launcher; do
+			set --
+			for tag in $(sed -n "s/^$role //p" "$WORK/processes"); do
+				[ ! -f "$OUT/memory.d/$tag.$kind.folded" ] || set -- "$@" "$OUT/memory.d/$tag.$kind.folded"
+			done
+			[ $# -gt 0 ] || continue
+			if [ "$role" = launcher ]; then
+				"$(tool proffold)" -q -o "$OUT/memory-launchers-$kind.folded" "$@"
+				continue
+			fi
+			"$(tool proffold)" -q -o "$OUT/memory-$kind.folded" "$@" || continue
+			if grep -qv '^#' "$OUT/memory-$kind.folded"; then
+				"$(tool profflame)" --colors mem --countname bytes --title "Memory ($kind): $CMDLINE" \
+					-o "$OUT/memory-$kind.svg" "$OUT/memory-$kind.folded"
+			fi
+		done
 	done
 }
 

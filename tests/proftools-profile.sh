@@ -150,6 +150,49 @@ else
 	fail "memory: program output" "nothing on stdout"
 fi
 
+# ---- memory mode through a shell shim (a version manager's, as pyenv's)
+# The shim (#!/usr/bin/env bash) execs a launcher script, which forks
+# helpers to find the version, then execs the program: env, bash, env,
+# bash, app. The graphs and the timeline must be the program's.
+mkdir -p shimroot/shims shimroot/libexec shimroot/versions/1.0/bin
+cp app shimroot/versions/1.0/bin/app
+echo ' 1.0 ' >shimroot/version
+cat >shimroot/shims/app <<EOF
+#!/usr/bin/env bash
+set -e
+program="\${0##*/}"
+export SHIM_ROOT="$TMP/shimroot"
+exec "$TMP/shimroot/libexec/launcher" exec "\$program" "\$@"
+EOF
+cat >shimroot/libexec/launcher <<'EOF'
+#!/usr/bin/env bash
+set -e
+version=$(cat "$SHIM_ROOT/version" | tr -d ' ')
+for d in $(ls "$SHIM_ROOT/versions"); do
+	[ "$(basename "$d")" = "$version" ] && found=$(printf '%s\n' "$d" | sed 's,/$,,')
+done
+path="$SHIM_ROOT/versions/$found/bin/$2"
+shift 2
+exec "$path" "$@"
+EOF
+chmod +x shimroot/shims/app shimroot/libexec/launcher
+if ! command -v bash >/dev/null || ! [ -x /usr/bin/env ]; then
+	skip "memory through a shim" "no bash or /usr/bin/env"
+else
+	run "$W" memory -q -o shim -- "$TMP/shimroot/shims/app"
+	last=$(awk -F'\t' 'NR > 2 { a = $4 } END { print a + 0 }' shim/memory.timeline.tsv 2>/dev/null)
+	if [ "$STATUS" = 0 ] && grep -q leak_phase shim/memory-leak.folded && grep -q peak_phase shim/memory-alloc.folded &&
+		grep -q 'exe=.*shimroot/versions/1.0/bin/app' shim/memory-alloc.folded &&
+		! grep -v '^#' shim/memory-alloc.folded | grep -q 'xmalloc\|bash' &&
+		grep -v '^#' shim/memory-launchers-alloc.folded | grep -q . &&
+		grep -q 'app reached through an exec chain of 4 launchers (/usr/bin/env -> .*bash -> /usr/bin/env -> .*bash)' shim/memory.log &&
+		[ "${last:-0}" -ge 8388608 ] && grep -q '^app: threads done' "$TMP/stdout"; then
+		pass "memory through a shell shim: graphs and timeline of the program it execs, the shim's processes apart"
+	else
+		fail "memory through a shim" "exit $STATUS; alloc header: $(head -n 1 shim/memory-alloc.folded 2>&1 | cut -c 1-200); timeline alloc_bytes ${last:-?}; $(tail -n 1 shim/memory.log 2>&1 | cut -c 1-300)"
+	fi
+fi
+
 # ---- DWARF stacks: a program built without frame pointers
 cat >"$TMP/nofp.c" <<'EOF'
 #include <stdlib.h>

@@ -202,6 +202,8 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 	if (prof_heapfile_open(&f, heap_path) < 0)
 		return -1;
 	p->pid = f.h->pid;
+	p->ppid = f.h->ppid;
+	p->start_ns = f.h->start_ns;
 	p->flags = f.h->flags;
 	p->peak_bytes = f.h->peak_bytes;
 	p->sample_mean = f.h->sample_mean;
@@ -281,8 +283,9 @@ void prof_heap_site_format(const struct prof_stacks *t, uint32_t id, size_t max_
 		prof_buf_addstr(out, " < ...");
 }
 
-int prof_heap_write_folded(const struct prof_stacks *t, enum prof_heap_column report, int pid,
-			   struct prof_output *out)
+/* Column report of t as folded stacks; p (or NULL) names the process. */
+static int write_folded(const struct prof_stacks *t, enum prof_heap_column report, int pid,
+			const struct prof_heap_process *p, struct prof_output *out)
 {
 	struct prof_stacks one;
 	struct prof_meta m = PROF_META_INIT;
@@ -295,10 +298,22 @@ int prof_heap_write_folded(const struct prof_stacks *t, enum prof_heap_column re
 	prof_meta_set(&m, "unit", report_units[report]);
 	if (pid > 0)
 		prof_meta_setf(&m, "pid", "%d", pid);
+	if (p && p->ppid > 0)
+		prof_meta_setf(&m, "ppid", "%d", p->ppid);
+	if (p && p->start_ns)
+		prof_meta_setf(&m, "start_ns", "%llu", (unsigned long long)p->start_ns);
+	if (p && p->exe && p->exe[0])
+		prof_meta_set(&m, "exe", p->exe);
 	rc = prof_folded_write(&one, &m, 1, out) < 0 ? -1 : 0;
 	prof_meta_release(&m);
 	prof_stacks_release(&one);
 	return rc;
+}
+
+int prof_heap_write_folded(const struct prof_stacks *t, enum prof_heap_column report, int pid,
+			   struct prof_output *out)
+{
+	return write_folded(t, report, pid, NULL, out);
 }
 
 int prof_heap_write_pprof(const struct prof_stacks *t, enum prof_heap_column report,
@@ -336,7 +351,7 @@ int prof_heap_process_write(const struct prof_heap_process *p, const char *dir, 
 
 		snprintf(path, sizeof(path), "%s/%s.%s.folded", dir, tag, report_names[r]);
 		out = prof_output_open(path, PROF_OUT_ATOMIC, PROF_COMP_NONE);
-		if (!out || prof_heap_write_folded(&p->stacks, (enum prof_heap_column)r, p->pid, out) < 0)
+		if (!out || write_folded(&p->stacks, (enum prof_heap_column)r, p->pid, p, out) < 0)
 			rc = -1;
 		if (out && prof_output_close(out) < 0)
 			rc = -1;

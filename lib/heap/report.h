@@ -62,6 +62,8 @@ int prof_heap_report_parse(const char *name);
 /* One record file, processed. */
 struct prof_heap_process {
 	int pid;
+	int ppid;			/* the parent when the record began (fork or start) */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC when the record began: the fork, or the exec of this image */
 	uint32_t flags;			/* PH_FLAG_* of its header */
 	uint64_t peak_bytes;		/* its own peak of live bytes */
 	uint64_t sample_mean;		/* 0: exact figures */
@@ -138,7 +140,11 @@ int prof_heap_write_pprof(const struct prof_stacks *t, enum prof_heap_column rep
 			  struct prof_output *out);
 
 /*
- * Write every report of p into dir/TAG.REPORT.folded (atomically).
+ * Write every report of p into dir/TAG.REPORT.folded (atomically), the
+ * metadata line naming the process: pid=, ppid=, start_ns= and exe= (the
+ * image's program) beside tool=, report= and unit=, so that a reader can
+ * rebuild the process tree and exec chains of a run (proftools-profile
+ * tells a launcher, such as a shell shim, from the program it exec'd).
  * Returns 0, or -1 if a file could not be written (reported).
  */
 int prof_heap_process_write(const struct prof_heap_process *p, const char *dir, const char *tag);

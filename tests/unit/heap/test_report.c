@@ -336,6 +336,16 @@ static void test_process(struct prof_symbolizer *sym, struct prof_heap_supp *sup
 		snprintf(path, sizeof(path), "%s/4242.count.folded", dir);
 		CHECK(strstr(slurp(path), "\n[no stack] 1\n") != NULL);
 	}
+	TEST("process: the folded files name the process: parent, start, program") {
+		p.ppid = 4000;
+		p.start_ns = 123456789;
+		CHECK(prof_heap_process_write(&p, dir, "4242") == 0);
+		snprintf(path, sizeof(path), "%s/4242.alloc.folded", dir);
+		CHECK(strncmp(slurp(path), "# tool=profheap report=alloc unit=bytes pid=4242 ppid=4000 start_ns=123456789\n",
+			      strlen("# tool=profheap report=alloc unit=bytes pid=4242 ppid=4000 start_ns=123456789\n")) == 0);
+		p.ppid = 0;
+		p.start_ns = 0;
+	}
 	TEST("process: the leak report on stderr") {
 		char err[512];
 		int saved = dup(2), fd;
@@ -464,7 +474,7 @@ static void test_run(struct prof_heap_supp *supp)
 		CHECK(row_is(&merged, "outer_site;mid_site;leaf_site", deep));
 		/* its own file keeps what was live at the exec */
 		snprintf(path, sizeof(path), "%s/4242.leak.folded", dir);
-		CHECK_STR(slurp(path), "# tool=profheap report=leak unit=bytes pid=4242\n"
+		CHECK_STR(slurp(path), "# tool=profheap report=leak unit=bytes pid=4242 exe=/usr/bin/old-image\n"
 			  "outer_site;mid_site;leaf_site 300\n");
 		prof_stacks_release(&merged);
 		unlink(err);
