@@ -1023,6 +1023,25 @@ check_error "--rotate: whole seconds" 2 "invalid interval '1.5s'" "$P" --rotate 
 check_error "--rotate: no --no-header" 2 'no --no-header' "$P" --rotate 1s --folded --no-header -o "$TMP/rot-x" -- true
 : >"$TMP/rot-plain"
 check_error "--rotate: -o names a file" 1 "plain: Not a directory" "$P" --rotate 1s -o "$TMP/rot-plain" -- true
+# two recorders into one directory replaced each other's interval files
+# (named by the second they start): the second is refused, naming the
+# first; the lock file goes with the first
+"$P" -q --rotate 1s -o "$TMP/rot-two" -- "$TMP/wl" -s 3 split >/dev/null 2>"$TMP/rot-two.err" &
+rp=$!
+_i=0
+while [ $_i -lt 100 ] && [ ! -e "$TMP/rot-two/.profrec.lock" ]; do
+	sleep 0.05
+	_i=$((_i + 1))
+done
+check_error "--rotate: a directory another recorder writes into is refused, naming it" 1 \
+	"rot-two: another recorder \(pid $rp\) is writing its intervals here" "$P" --rotate 1s -o "$TMP/rot-two" -- true
+st=0
+wait $rp || st=$?
+if [ "$st" = 0 ] && [ ! -e "$TMP/rot-two/.profrec.lock" ] && ls "$TMP/rot-two" | grep -q '^profrec-.*\.tsv$'; then
+	pass "--rotate: the first recorder goes on undisturbed; its lock file removed at the end"
+else
+	fail "--rotate: the first recorder undisturbed" "exit $st: $(ls -A "$TMP/rot-two" | tr '\n' ' ') $(head -c 200 "$TMP/rot-two.err")"
+fi
 
 # ---- -o NAME.pb.gz: pprof directly (issue 16) ----
 run "$P" -o "$TMP/pp.pb.gz" -- "$TMP/wl" -s $SHORT split

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +70,60 @@ const char *prof_rotate_check(struct prof_rotate_options *o, const char *output,
 
 /* ---- the rotation ---- */
 
+/*
+ * Hold DIR/.profrec.lock (flock, released when the process ends however
+ * it ends) with this process's id in it; -1 after reporting when another
+ * recorder holds it: two recorders in one directory would replace each
+ * other's interval files (named by the second they start) and prune
+ * each other's. The holder removes the file when done
+ * (prof_rotation_free()), so a lock taken on a file just removed is
+ * taken again on the new one (the path must still name the file locked).
+ */
+static int lock_dir(const char *dir, char **pathp)
+{
+	char *path = xasprintf("%s/.profrec.lock", dir), pid[32] = "";
+	struct stat held, named;
+	int fd, n;
+
+	for (int tries = 0;; tries++) {
+		int locked;
+
+		if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0) {
+			prof_warn_errno("%s", path);
+			goto fail;
+		}
+		locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+		if (!locked && errno != EWOULDBLOCK) {
+			prof_warn_errno("%s", path);
+			goto fail;
+		}
+		if (!locked || tries == 100) {
+			ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
+
+			pid[r > 0 ? r : 0] = 0;
+			pid[strcspn(pid, "\n")] = 0;
+			prof_warn("%s: another recorder%s%s%s is writing its intervals here (it holds %s): "
+				  "one directory per recording", dir, *pid ? " (pid " : "", pid,
+				  *pid ? ")" : "", path);
+			goto fail;
+		}
+		if (fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev)
+			break;
+		close(fd);	/* removed by its last holder meanwhile: lock the new one */
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		prof_warn_errno("%s", path);	/* the lock holds all the same */
+	*pathp = path;
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return -1;
+}
+
 struct prof_rotation *prof_rotation_new(const struct prof_rotate_options *o, int folded)
 {
 	struct prof_rotation *rot = xcalloc(1, sizeof(*rot));
@@ -89,6 +144,11 @@ struct prof_rotation *prof_rotation_new(const struct prof_rotate_options *o, int
 	}
 	if (access(dir, W_OK | X_OK) != 0)
 		goto fail;
+	if ((rot->lock_fd = lock_dir(dir, &rot->lock_path)) < 0) {
+		free(dir);
+		free(rot);
+		return NULL;
+	}
 	rot->opt = *o;
 	rot->opt.dir = dir;
 	rot->folded = folded;
@@ -111,6 +171,9 @@ void prof_rotation_free(struct prof_rotation *rot)
 			unlink(rot->stage);
 	}
 	prof_meta_release(&rot->meta);
+	unlink(rot->lock_path);	/* before the lock goes: see lock_dir() */
+	close(rot->lock_fd);
+	free(rot->lock_path);
 	free(rot->stage);
 	free(rot->name);
 	free((char *)rot->opt.dir);

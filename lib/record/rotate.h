@@ -79,13 +79,20 @@ struct prof_rotation {
 	struct prof_meta meta;		/* the recording's, with the interval's times */
 	struct prof_output *out;	/* the open interval's hidden file */
 	char *stage, *name;		/* its paths: DIR/.NAME and DIR/NAME */
+	int lock_fd;			/* DIR/.profrec.lock, held (flock) */
+	char *lock_path;
 	char describe[96];
 };
 
 /*
  * A rotation into o->dir (created with mode 0777 less the umask when
- * missing), folded files or TSV. Returns NULL after reporting
- * "prog: DIR: strerror" when the directory cannot be made or written.
+ * missing), folded files or TSV. The directory is locked for the
+ * rotation's life (flock(2) on DIR/.profrec.lock, which holds the
+ * recorder's pid and is removed by prof_rotation_free()): a second
+ * recorder into it is refused.
+ * Returns NULL after reporting "prog: DIR: strerror" when the directory
+ * cannot be made or written, or "prog: DIR: another recorder (pid N) is
+ * writing its intervals here ..." when it is locked.
  * Free with prof_rotation_free().
  */
 struct prof_rotation *prof_rotation_new(const struct prof_rotate_options *o, int folded);

@@ -297,6 +297,29 @@ int main(void)
 		prof_meta_release(&meta);
 	}
 
+	TEST("a directory another rotation holds is refused; free, it is taken; no lock file left") {
+		char tmpl[] = "/tmp/unit_rot_lock.XXXXXX", *dir = mkdtemp(tmpl), *lock;
+		struct prof_rotate_options o = { .dir = dir, .interval_s = 1 };
+		struct prof_rotation *a, *b;
+		struct stat st;
+
+		lock = xasprintf("%s/.profrec.lock", dir);
+		a = prof_rotation_new(&o, 0);
+		CHECK(a != NULL);
+		CHECK(stat(lock, &st) == 0);
+		b = prof_rotation_new(&o, 1);	/* two writers replaced each other's files */
+		CHECK(b == NULL);
+		prof_rotation_free(b);
+		prof_rotation_free(a);
+		CHECK(stat(lock, &st) != 0);
+		b = prof_rotation_new(&o, 0);
+		CHECK(b != NULL);
+		prof_rotation_free(b);
+		CHECK(stat(lock, &st) != 0);
+		rmdir(dir);
+		free(lock);
+	}
+
 	TEST("a file where the directory should be") {
 		char *path = unit_temp_file("x");
 		struct prof_rotate_options o = { .dir = path, .interval_s = 1 };
