@@ -41,16 +41,30 @@ struct simd_job {
 	struct prof_output *out;
 };
 
-/* Count one function and write its row; 1 when it falls short of required_bits. */
-static int report_func(const struct simd_job *j, const struct prof_elfcode_func *f)
+/*
+ * Count one function and write its row; 1 when it falls short of
+ * required_bits, or when its code is not in the file (a symbol whose value
+ * or size points past the file's contents, or into .bss) and it was named
+ * or a width required: a gate must not pass on a function it could not
+ * read. Such a function is left out silently only from a table of all.
+ */
+static int report_func(const struct simd_job *j, const struct prof_elfcode_func *f, int named)
 {
 	const unsigned char *code = prof_elfcode_bytes(j->c, f->addr, f->size);
 	struct prof_simd_counts k;
 	char *name, undecoded[64] = "";
 	int rc = 0;
 
-	if (!code)	/* .bss or a symbol past the file's contents */
-		return 0;
+	if (!code) {
+		if (!named && j->required_bits <= 0)
+			return 0;
+		name = prof_demangle_shown(f->name, j->no_demangle);
+		prof_warn("%s: %s: its code (%#llx, %llu bytes) is not in the file's contents "
+			  "(symbol value or size outside the file): not checked", j->binary, name,
+			  (unsigned long long)f->addr, (unsigned long long)f->size);
+		free(name);
+		return 1;
+	}
 	prof_simd_count(j->d, code, (size_t)f->size, f->addr, &k);
 	name = prof_demangle_shown(f->name, j->no_demangle);
 	write_row(j->out, name, &k, j->human);
@@ -120,10 +134,10 @@ int prof_simd_report(const char *binary, const char *const *syms, size_t nsyms, 
 		prof_output_puts(out, prof_tsv_header(prof_tsv_schema_find("profannotate-simd")));
 	funcs = prof_elfcode_funcs(j.c, &n);
 	for (size_t i = 0; i < (nsyms ? 0 : n); i++)
-		rc |= report_func(&j, &funcs[i]);
+		rc |= report_func(&j, &funcs[i], 0);
 	for (size_t i = 0; i < nsyms; i++)	/* every function a symbol names */
 		for (f = NULL; (f = prof_elfcode_find_named(j.c, syms[i], f)) != NULL;)
-			rc |= report_func(&j, f);
+			rc |= report_func(&j, f, 1);
 	prof_disasm_close(j.d);
 	prof_elfcode_close(j.c);
 	return rc;
