@@ -44,7 +44,7 @@ Options:
                           --call-graph=fp|dwarf, as the recorders' hints say)
       --fail-above=PCT    compare: exit 1 when something regressed by more than PCT%
       --open              print the report's file:// address at the end
-  -q, --quiet             no summary on stderr
+  -q, --quiet             no summary on stderr (the recorders' lines in *.log only)
   -h, --help              this help
 
 An existing -o directory must be empty or hold an earlier run (removed first).
@@ -173,6 +173,9 @@ if env --default-signal=INT,QUIT true 2>/dev/null; then
 else
 	DEFSIG=
 fi
+# The command's stderr is passed on line by line where grep can.
+LINEBUF=
+echo x | grep --line-buffered x >/dev/null 2>&1 && LINEBUF=--line-buffered
 # The command reads the script's standard input, kept as descriptor 3
 # (an asynchronous command's standard input would be /dev/null).
 if true <&0 2>/dev/null; then exec 3<&0; else exec 3</dev/null; fi
@@ -198,13 +201,19 @@ spawn() {
 }
 
 # run_tee LOG PREFIX CMD...: run CMD with its stderr shown and the lines
-# starting with "PREFIX:" (the tool's own summary) kept in LOG; sets RC.
+# starting with "PREFIX:" (the tool's summary, notes and warnings) kept in
+# LOG; with -q they go to LOG only (the command's own stderr is still
+# shown); sets RC.
 run_tee() {
 	_log=$1 _prefix=$2
 	shift 2
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo" || die "cannot create a FIFO in $WORK"
-	tee "$WORK/stderr" <"$WORK/fifo" >&2 &
+	if [ "$QUIET" = 1 ]; then
+		tee "$WORK/stderr" <"$WORK/fifo" | grep $LINEBUF -v "^$_prefix:" >&2 &
+	else
+		tee "$WORK/stderr" <"$WORK/fifo" >&2 &
+	fi
 	_tee=$!
 	spawn "$@" 2>"$WORK/fifo"
 	wait "$_tee"
@@ -223,8 +232,9 @@ fold_and_draw() {
 }
 
 # dwarf_hint MODE LOG: a recorder's warning that most stacks stop after
-# one or two frames (a program without frame pointers) is in LOG and was
-# shown; say which option of this script asks for DWARF stacks.
+# one or two frames (a program without frame pointers) is in LOG (and was
+# shown unless -q); say so, even with -q, with the option of this script
+# that asks for DWARF stacks.
 dwarf_hint() {
 	[ "$UNWIND" = fp ] && grep -q 'without frame pointers' "$2" &&
 		warn "$1: most stacks are cut short (no frame pointers in the program): run again with --dwarf"
@@ -233,8 +243,8 @@ dwarf_hint() {
 mode_cpu() {
 	REC=$OUT/cpu.samples.tsv.zst
 	say "cpu: recording $*"
-	# Not -q: profrec's warnings (stacks cut short, records lost) reach the
-	# user, and its summary cpu.log.
+	# Not -q: profrec's summary, notes and warnings (stacks cut short,
+	# records lost) go to cpu.log, and to the user unless -q.
 	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" --call-graph "$UNWIND" -o "$REC" -- "$@"
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }

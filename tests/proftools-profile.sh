@@ -149,6 +149,11 @@ if grep -q '^app: threads done' "$TMP/stdout"; then
 else
 	fail "memory: program output" "nothing on stdout"
 fi
+if ! grep -q '^profheap:' "$TMP/stderr" && grep -q '^profheap: .*leaked' m/memory.log; then
+	pass "memory -q: profheap's report in memory.log, not on the standard error"
+else
+	fail "memory -q" "$(head -c 300 "$TMP/stderr")"
+fi
 
 # ---- memory mode through a shell shim (a version manager's, as pyenv's)
 # The shim (#!/usr/bin/env bash) execs a launcher script, which forks
@@ -329,13 +334,21 @@ if command -v setsid >/dev/null && env --default-signal=INT true 2>/dev/null; th
 	sig_test "cpu: ^C (SIGINT to the job) stops it all, exit 130" cpu INT group
 fi
 if [ -n "$NOFP" ]; then
-	run "$W" cpu -q -o nofp-cpu -- "$NOFP"
+	run "$W" cpu -o nofp-cpu -- "$NOFP"
 	if [ "$STATUS" = 0 ] && grep -q 'profrec: .*without frame pointers' "$TMP/stderr" &&
 		grep -q 'cpu: most stacks are cut short.*run again with --dwarf' "$TMP/stderr" &&
 		grep -q 'without frame pointers' nofp-cpu/cpu.log; then
 		pass "cpu: profrec's warning that stacks are cut short reaches the user, with the wrapper's --dwarf"
 	else
 		fail "cpu: frame-pointer warning" "exit $STATUS: $(tail -c 300 "$TMP/stderr")"
+	fi
+	run "$W" cpu -q -o nofp-cpu-q -- "$NOFP"
+	if [ "$STATUS" = 0 ] && ! grep -q '^profrec:' "$TMP/stderr" &&
+		grep -q 'cpu: most stacks are cut short.*run again with --dwarf' "$TMP/stderr" &&
+		grep -q 'without frame pointers' nofp-cpu-q/cpu.log; then
+		pass "cpu -q: profrec's lines in cpu.log only, the wrapper's advice still said"
+	else
+		fail "cpu -q: frame-pointer warning" "exit $STATUS: $(tail -c 300 "$TMP/stderr")"
 	fi
 	run "$W" cpu -q --call-graph=dwarf -o nofp-cpu-dw -- "$NOFP"
 	if [ "$STATUS" = 0 ] && grep -Eq ';main;mid[.a-z0-9]*;leaf' nofp-cpu-dw/cpu.folded && grep -qx '# call_graph=dwarf' nofp-cpu-dw/run.meta &&
