@@ -210,7 +210,7 @@ fields_ok() {
 }
 "$BIN/proffold" -q --top 20 "$TMP/hostile.folded" >"$TMP/top.tsv" 2>/dev/null
 "$BIN/profcmp" -q "$TMP/hostile.folded" "$TMP/hostile.folded" >"$TMP/cmp.tsv" 2>/dev/null
-if fields_ok "$TMP/top.tsv" 7 && fields_ok "$TMP/cmp.tsv" 9 &&
+if fields_ok "$TMP/top.tsv" 7 && fields_ok "$TMP/cmp.tsv" 15 &&
    [ "$(grep -v '^#' "$TMP/top.tsv" | sed 1d | awk -F'\t' '$3 > 0 { print $2 }' | sort)" = "$(grep -v '^#' "$TMP/cmp.tsv" | sed 1d | cut -f1 | sort)" ] &&
    grep -q "$(printf '^nul x\t')" "$TMP/cmp.tsv" && grep -q "$(printf '\t<script>x</script>&"q\t')" "$TMP/top.tsv"; then
 	pass "hostile names: proffold --top and profcmp rows keep their columns, control bytes become spaces, the same names in both"

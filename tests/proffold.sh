@@ -624,8 +624,8 @@ if [ "$STATUS" = 0 ] && grep -q '<title>leaf:odd name (5,000 ns' "$TMP/stdout" &
 else
 	fail "profflame draws a speedscope file" "exit $STATUS: $(grep -o '<title>[^<]*' "$TMP/stdout" | head -n 5 | tr '\n' '|')"
 fi
-check "profcmp compares eu-stack with gdb snapshots" 0 "clock_nanosleep@GLIBC_2.2.5	6	0	6	0	-50	-100	0	removed" \
-	sh -c "\"$BIN/profcmp\" \"$D/eustack.txt\" \"$D/gdb-bt.txt\" | sed -n 3p"
+check "profcmp compares eu-stack with gdb snapshots" 0 "clock_nanosleep@GLIBC_2.2.5	6	0	6	0	-6	-100	0	noise" \
+	sh -c "\"$BIN/profcmp\" \"$D/eustack.txt\" \"$D/gdb-bt.txt\" | sed -n 3p | cut -f1-9"
 check "--input-format names a format" 0 "a;b 3" sh -c "printf '  b\n  a\n  3\n' | \"$F\" -q --no-header --input-format dtrace"
 
 # ---- usage and errors ----------------------------------------------------

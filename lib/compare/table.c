@@ -4,11 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/escape.h"
+#include "base/term.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/intern.h"
+#include "compare/stats.h"
 #include "compare/table.h"
 #include "formats/profile.h"
 #include "formats/tsv.h"
@@ -65,6 +69,35 @@ static int cell_is_number(const char *s)
 	return *s && prof_parse_double(s, &v) == 0;
 }
 
+/*
+ * A cell that stands where a number should but holds none that can be
+ * judged: "nan", "inf", "n/a", "null", a number beyond a double (1e400).
+ * In a column of numbers it is an error, not a missing value: a gate
+ * cannot say the value did not regress.
+ */
+static int cell_is_unjudgeable(const char *s)
+{
+	static const char *const words[] = {
+		"nan", "-nan", "+nan", "inf", "-inf", "+inf", "infinity", "-infinity", "n/a", "na",
+		"null", "none", "undefined", NULL
+	};
+	char *end;
+
+	for (size_t i = 0; words[i]; i++)
+		if (!strcasecmp(s, words[i]))
+			return 1;
+	if (!*s)
+		return 0;
+	(void)strtod(s, &end);
+	return *end == '\0' && !cell_is_number(s);
+}
+
+/* "-" or empty: a value the table says it does not have. */
+static int cell_is_absent(const char *s)
+{
+	return !*s || !strcmp(s, "-");
+}
+
 /* Take the first line's fields as the header, or name the columns 1..n. */
 static void set_header(struct prof_table *t, char **fields, size_t n, int *header_is_row)
 {
@@ -99,6 +132,7 @@ static void add_row(struct prof_table *t, struct prof_buf *text, size_t **offs,
 		*cap = *cap ? *cap * 2 : 64;
 		*offs = xreallocarray(*offs, *cap * t->ncols, sizeof(**offs));
 		t->lines = xreallocarray(t->lines, *cap, sizeof(*t->lines));
+		t->row_file = xreallocarray(t->row_file, *cap, sizeof(*t->row_file));
 	}
 	prof_buf_add(text, line, line_len + 1);
 	for (size_t c = 0; c < t->ncols; c++)
@@ -106,17 +140,30 @@ static void add_row(struct prof_table *t, struct prof_buf *text, size_t **offs,
 	t->lines[t->nrows++] = lineno;
 }
 
-int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
+/* A table being read from one or several files. */
+struct reading {
+	struct prof_buf text;
+	size_t cap, *offs;
+	char **fields;
+	size_t nfields;
+};
+
+/*
+ * Add the rows of path to t. The first file's header names the columns;
+ * a later file must have the same ones (its metadata is not kept).
+ * Returns 0, or -1 after reporting.
+ */
+static int read_file(const char *path, struct prof_table *t, struct reading *rd, unsigned long *bad)
 {
 	struct prof_lines *lr;
-	struct prof_buf text = PROF_BUF_INIT;
-	size_t line_len, cap = 0, nf, nfields = 0, *offs = NULL;
-	char *line, **fields = NULL;
-	int rval = 0;
+	const char *name = prof_input_display_name(path);
+	size_t line_len, nf;
+	char *line;
+	int rval = 0, first = t->nfiles == 0, header = 0;
+	unsigned file = (unsigned)t->nfiles;
 
-	memset(t, 0, sizeof(*t));
-	*bad = 0;
-	t->name = xstrdup(prof_input_display_name(path));
+	t->files = xreallocarray(t->files, t->nfiles + 1, sizeof(*t->files));
+	t->files[t->nfiles++] = xstrdup(name);
 	/* the shared line reader: a line over the cap is reported, skipped, counted */
 	lr = prof_lines_open(path);
 	if (!lr)
@@ -124,43 +171,79 @@ int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
 	while ((line = prof_lines_next(lr, &line_len))) {
 		unsigned long lineno = prof_lines_lineno(lr);
 
-		if (!t->cols && prof_meta_is_line(line, line_len)) {
-			prof_meta_parse_line(&t->meta, line, line_len);
+		if (!header && prof_meta_is_line(line, line_len)) {
+			if (first)
+				prof_meta_parse_line(&t->meta, line, line_len);
 			continue;
 		}
-		if (!line_len && !t->cols)
+		if (!line_len && !header)
 			continue;
-		nf = split_fields(line, line_len, &fields, &nfields);
-		if (!t->cols) {
-			int header_is_row;
+		nf = split_fields(line, line_len, &rd->fields, &rd->nfields);
+		if (!header) {
+			int header_is_row = 0;
 
-			set_header(t, fields, nf, &header_is_row);
+			header = 1;
+			if (first) {
+				set_header(t, rd->fields, nf, &header_is_row);
+			} else {
+				for (size_t i = 0; i < nf; i++)
+					header_is_row |= cell_is_number(rd->fields[i]);
+				for (size_t i = 0; !header_is_row && i < nf; i++)
+					if (nf != t->ncols || strcmp(rd->fields[i], t->cols[i])) {
+						prof_input_warn(name, lineno, "not the columns of %s",
+								t->files[0]);
+						rval = -1;
+						goto out;
+					}
+			}
 			if (!header_is_row)
 				continue;
 		}
 		if (nf != t->ncols) {
-			prof_input_warn(t->name, lineno, "%zu field%s, expected %zu", nf,
+			prof_input_warn(name, lineno, "%zu field%s, expected %zu", nf,
 					nf == 1 ? "" : "s", t->ncols);
 			++*bad;
 			continue;
 		}
-		add_row(t, &text, &offs, line, line_len, fields, lineno, &cap);
+		add_row(t, &rd->text, &rd->offs, line, line_len, rd->fields, lineno, &rd->cap);
+		t->row_file[t->nrows - 1] = file;
 	}
 	*bad += prof_lines_too_long(lr);
 	if (prof_lines_failed(lr))
 		rval = -1;
+	else if (!header) {
+		prof_input_warn(name, 0, "empty: no header, no row");
+		rval = -1;
+	}
+out:
 	prof_lines_close(lr);
-	free(fields);
-	t->text = prof_buf_detach(&text, NULL);
+	return rval;
+}
+
+int prof_table_read_runs(const char *const *paths, size_t n, struct prof_table *t,
+			 unsigned long *bad)
+{
+	struct reading rd = { .text = PROF_BUF_INIT };
+	int rval = 0;
+
+	memset(t, 0, sizeof(*t));
+	*bad = 0;
+	t->name = xstrdup(prof_input_display_name(paths[0]));
+	for (size_t i = 0; i < n; i++)
+		if (read_file(paths[i], t, &rd, bad) < 0)
+			rval = -1;
+	free(rd.fields);
+	t->text = prof_buf_detach(&rd.text, NULL);
 	t->cells = xreallocarray(NULL, t->nrows * t->ncols + 1, sizeof(*t->cells));
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		t->cells[i] = t->text + offs[i];
-	free(offs);
-	if (!t->cols && rval == 0) {
-		prof_input_warn(t->name, 0, "empty: no header, no row");
-		return -1;
-	}
+		t->cells[i] = t->text + rd.offs[i];
+	free(rd.offs);
 	return rval;
+}
+
+int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad)
+{
+	return prof_table_read_runs(&path, 1, t, bad);
 }
 
 int prof_table_looks_like(const char *path)
@@ -197,6 +280,10 @@ void prof_table_release(struct prof_table *t)
 	free(t->cols);
 	free(t->cells);
 	free(t->lines);
+	free(t->row_file);
+	for (size_t i = 0; i < t->nfiles; i++)
+		free(t->files[i]);
+	free(t->files);
 	free(t->text);
 	free(t->name);
 	prof_meta_release(&t->meta);
@@ -254,6 +341,7 @@ static int column_configures(const char *name)
 	return name_in(name, config);
 }
 
+/* A column of numbers: no text but absent and unjudgeable cells (reported later). */
 static int column_numeric(const struct prof_table *t, int c)
 {
 	int any = 0;
@@ -261,13 +349,35 @@ static int column_numeric(const struct prof_table *t, int c)
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *s = t->cells[r * t->ncols + (size_t)c];
 
-		if (!*s || !strcmp(s, "-"))
+		if (cell_is_absent(s))
 			continue;	/* not available */
-		if (!cell_is_number(s))
+		if (!cell_is_number(s) && !cell_is_unjudgeable(s))
 			return 0;
 		any = 1;
 	}
 	return any;
+}
+
+/* Every cell of the metric columns a number, absent, or reported as file:line. */
+static int check_metric_cells(const struct prof_table *t, char **metrics, size_t nmetrics)
+{
+	int rc = 0;
+
+	for (size_t m = 0; m < nmetrics; m++) {
+		size_t c = (size_t)prof_table_column(t, metrics[m]);
+
+		for (size_t r = 0; r < t->nrows; r++) {
+			const char *s = t->cells[r * t->ncols + c];
+
+			if (cell_is_absent(s) || cell_is_number(s))
+				continue;
+			prof_input_warn(t->files[t->row_file[r]], t->lines[r],
+					"column '%s': '%s' is not a finite number%s",
+					metrics[m], s, cell_is_unjudgeable(s) ? ": nothing to judge" : "");
+			rc = -1;
+		}
+	}
+	return rc;
 }
 
 /* A comma-separated list of column names, each a column of both tables. */
@@ -405,32 +515,42 @@ static int group_rows(struct grouping *gr, const struct prof_table *t, char **ke
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Minimum, median and maximum of r (r->n > 0). */
 static void summarize(struct runs *r, double *min, double *median, double *max)
 {
-	qsort(r->v, r->n, sizeof(*r->v), cmp_double);
+	*median = prof_median(r->v, r->n);	/* sorts */
 	*min = r->v[0];
 	*max = r->v[r->n - 1];
-	*median = r->n % 2 ? r->v[r->n / 2] : (r->v[r->n / 2 - 1] + r->v[r->n / 2]) / 2;
 }
 
-static void judge(struct prof_table_change *c)
+/*
+ * Several runs on both sides: the rank test (or with too few runs for
+ * it, the spread) and the interval of the ratio decide
+ * (compare/stats.h). A single run on a side has no spread of its own: a
+ * change beyond the other side's spread counts.
+ */
+static void judge(struct prof_table_change *c, const struct runs *b, const struct runs *n)
 {
 	double delta = c->new_median - c->base_median;
 	double spread = fmax(c->base_max - c->base_min, c->new_max - c->new_min);
+	int beyond;
 
-	c->change_pct = c->base_median != 0 ? delta / fabs(c->base_median) * 100 : NAN;
+	c->change_pct = c->base_median != 0 ? delta / fabs(c->base_median) * 100
+					    : delta != 0 ? copysign(INFINITY, delta) : 0;
 	c->spread_pct = c->base_median != 0 ? spread / fabs(c->base_median) * 100 : 0;
+	c->p_value = c->ratio_lo = c->ratio_hi = NAN;
+	if (b->n >= 2 && n->n >= 2) {
+		c->p_value = prof_mann_whitney(b->v, b->n, n->v, n->n);
+		prof_bootstrap_ratio(b->v, b->n, n->v, n->n, &c->ratio_lo, &c->ratio_hi);
+		beyond = (prof_rank_test_can_decide(b->n, n->n) ? c->p_value < PROF_ALPHA
+								 : fabs(delta) > spread) &&
+			 (isnan(c->ratio_lo) || c->ratio_lo > 1 || c->ratio_hi < 1);
+	} else {
+		beyond = fabs(delta) > spread;
+	}
 	if (delta == 0)
 		c->verdict = PROF_CHANGE_SAME;
-	else if (fabs(delta) <= spread)
+	else if (!beyond)
 		c->verdict = PROF_CHANGE_NOISE;
 	else
 		c->verdict = (delta > 0) == (c->higher_better != 0) ? PROF_CHANGE_BETTER
@@ -448,7 +568,7 @@ static void fill_change(struct prof_table_change *c, const struct group *g, size
 	c->new_runs = g->new[m].n;
 	c->base_min = c->base_median = c->base_max = NAN;
 	c->new_min = c->new_median = c->new_max = NAN;
-	c->change_pct = NAN;
+	c->change_pct = c->p_value = c->ratio_lo = c->ratio_hi = NAN;
 	if (c->base_runs)
 		summarize(&g->base[m], &c->base_min, &c->base_median, &c->base_max);
 	if (c->new_runs)
@@ -458,7 +578,7 @@ static void fill_change(struct prof_table_change *c, const struct group *g, size
 	else if (!c->new_runs)
 		c->verdict = PROF_CHANGE_REMOVED;
 	else
-		judge(c);
+		judge(c, &g->base[m], &g->new[m]);
 }
 
 /* The largest changes first; ties by key, then metric. */
@@ -466,7 +586,7 @@ static int cmp_change(const void *a, const void *b)
 {
 	const struct prof_table_change *x = a, *y = b;
 	double mx = isnan(x->change_pct) ? -1 : fabs(x->change_pct);
-	double my = isnan(y->change_pct) ? -1 : fabs(y->change_pct);
+	double my = isnan(y->change_pct) ? -1 : fabs(y->change_pct);	/* inf: first */
 	int c;
 
 	if (mx != my)
@@ -542,6 +662,8 @@ int prof_table_compare(const struct prof_table *base, const struct prof_table *n
 	*n = 0;
 	if (choose_columns(base, new, o, &keys, &nkeys, &metrics, &nmetrics) < 0)
 		goto out;
+	if (check_metric_cells(base, metrics, nmetrics) | check_metric_cells(new, metrics, nmetrics))
+		goto out;
 	gr.nmetrics = nmetrics;
 	prof_intern_init(&gr.keys);
 	group_rows(&gr, base, keys, nkeys, metrics, 0);
@@ -582,6 +704,24 @@ void prof_table_changes_free(struct prof_table_change *c, size_t n)
 	free(c);
 }
 
+unsigned long prof_table_gate(const struct prof_table_change *ch, size_t n, double limit)
+{
+	unsigned long failed = 0;
+
+	/* From a base of 0 the change is infinite: above any limit. */
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].verdict == PROF_CHANGE_WORSE && fabs(ch[i].change_pct) > limit) {
+			char b[48], a[48];
+
+			failed++;
+			prof_warn("regression: %s %s %s -> %s, %+.1f%% (limit %g%%, %s is better)",
+				  ch[i].key, ch[i].metric, prof_fmt_number(b, sizeof(b), ch[i].base_median, 6),
+				  prof_fmt_number(a, sizeof(a), ch[i].new_median, 6), ch[i].change_pct,
+				  limit, ch[i].higher_better ? "higher" : "lower");
+		}
+	return failed;
+}
+
 const char *prof_change_verdict_name(enum prof_change_verdict v)
 {
 	static const char *const names[] = { "worse", "better", "noise", "same", "added", "removed" };
@@ -590,6 +730,37 @@ const char *prof_change_verdict_name(enum prof_change_verdict v)
 }
 
 /* ---- writing ---- */
+
+void prof_compare_cut(char *buf, size_t n, const char *s, size_t width)
+{
+	size_t len = strlen(s), keep;
+
+	if (width >= n)
+		width = n - 1;
+	if (len <= width) {
+		memcpy(buf, s, len + 1);
+		return;
+	}
+	keep = prof_utf8_prefix(s, len, width ? width - 1 : 0);
+	memcpy(buf, s, keep);
+	buf[keep] = '~';
+	buf[keep + 1] = '\0';
+}
+
+void prof_compare_verdict(struct prof_output *o, const struct prof_compare_style *st,
+			  enum prof_change_verdict v)
+{
+	const char *name = prof_change_verdict_name(v), *sgr = NULL;
+
+	if (st && st->color)
+		sgr = v == PROF_CHANGE_WORSE || v == PROF_CHANGE_ADDED ? PROF_SGR_BOLD_RED :
+		      v == PROF_CHANGE_BETTER || v == PROF_CHANGE_REMOVED ? PROF_SGR_GREEN :
+		      PROF_SGR_DIM;
+	if (sgr)
+		prof_output_printf(o, "%s%s%s", sgr, name, PROF_SGR_RESET);
+	else
+		prof_output_puts(o, name);
+}
 
 /* A value, or "" when absent (TSV) / "-" (human). */
 static const char *num(char *buf, size_t n, double v, const char *absent)
@@ -603,15 +774,23 @@ static const char *pct(char *buf, size_t n, double v, const char *absent)
 {
 	if (isnan(v))
 		return absent;
+	if (isinf(v))
+		return v > 0 ? "from 0" : "to -inf";
 	snprintf(buf, n, "%+.1f%%", v);
 	return buf;
 }
 
-static const char *spread(char *buf, size_t n, double v)
+/* What the verdict rests on: the interval of the ratio, or the spread. */
+static const char *evidence(char *buf, size_t n, const struct prof_table_change *c)
 {
-	if (!(v > 0))
+	if (!isnan(c->ratio_lo))
+		snprintf(buf, n, "x%.3g..%.3g p=%.2g", c->ratio_lo, c->ratio_hi, c->p_value);
+	else if (!isnan(c->p_value))
+		snprintf(buf, n, "p=%.2g", c->p_value);
+	else if (c->spread_pct > 0)
+		snprintf(buf, n, "spread %.1f%%", c->spread_pct);
+	else
 		return "-";
-	snprintf(buf, n, "%.1f%%", v);
 	return buf;
 }
 
@@ -620,7 +799,7 @@ static int write_tsv(const struct prof_table_change *c, size_t n, const struct p
 {
 	const struct prof_tsv_schema *s = prof_tsv_schema_find("profcmp-table");
 	struct prof_buf b = PROF_BUF_INIT;
-	char v[8][48];
+	char v[10][48];
 
 	if (meta && meta->count) {
 		prof_meta_format(meta, &b);
@@ -630,25 +809,29 @@ static int write_tsv(const struct prof_table_change *c, size_t n, const struct p
 	prof_output_puts(o, prof_tsv_header(s));
 	for (size_t i = 0; i < n; i++) {
 		double ratio = c[i].base_median != 0 ? c[i].new_median / c[i].base_median : NAN;
+		double change = isnan(c[i].change_pct) || isinf(c[i].change_pct) ? NAN
+			      : round(c[i].change_pct * 100) / 100;
 
-		prof_output_printf(o, "%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\n",
+		prof_output_printf(o, "%s\t%s\t%s\t%s\t%s\t%zu\t%s\t%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 				   c[i].key, c[i].metric, c[i].higher_better ? "higher" : "lower",
 				   num(v[0], 48, c[i].base_median, ""), num(v[1], 48, c[i].base_min, ""),
 				   c[i].base_runs,
 				   num(v[2], 48, c[i].new_median, ""), num(v[3], 48, c[i].new_min, ""),
 				   c[i].new_runs,
-				   num(v[4], 48, ratio, ""),
-				   num(v[5], 48, isnan(c[i].change_pct) ? NAN : round(c[i].change_pct * 100) / 100, ""),
+				   num(v[4], 48, ratio, ""), num(v[5], 48, change, ""),
 				   num(v[6], 48, round(c[i].spread_pct * 100) / 100, ""),
-				   prof_change_verdict_name(c[i].verdict));
+				   prof_change_verdict_name(c[i].verdict),
+				   num(v[7], 48, c[i].p_value, ""), num(v[8], 48, c[i].ratio_lo, ""),
+				   num(v[9], 48, c[i].ratio_hi, ""));
 	}
 	return 0;
 }
 
-static int write_human(const struct prof_table_change *c, size_t n, struct prof_output *o)
+static int write_human(const struct prof_table_change *c, size_t n,
+		       const struct prof_compare_style *st, struct prof_output *o)
 {
-	size_t kw = 3, mw = 6;
-	char v[4][48];
+	size_t kw = 3, mw = 6, fixed = 2 + 14 + 2 + 14 + 2 + 9 + 2 + 24 + 2 + 7;
+	char v[4][64];
 
 	for (size_t i = 0; i < n; i++) {
 		if (strlen(c[i].key) > kw)
@@ -656,27 +839,35 @@ static int write_human(const struct prof_table_change *c, size_t n, struct prof_
 		if (strlen(c[i].metric) > mw)
 			mw = strlen(c[i].metric);
 	}
-	prof_output_printf(o, "%-*s  %-*s  %14s  %14s  %9s  %7s  %s\n", (int)kw, "key", (int)mw,
-			   "metric", "base", "new", "change", "spread", "verdict");
+	/* On a terminal the key column gives way (cut with "~") so that a row fits. */
+	if (st && st->width && kw + mw + fixed > st->width)
+		kw = st->width > mw + fixed + 8 ? st->width - mw - fixed : 8;
+	prof_output_printf(o, "%-*s  %-*s  %14s  %14s  %9s  %-24s  %s\n", (int)kw, "key", (int)mw,
+			   "metric", "base", "new", "change", "evidence", "verdict");
 	/* Regressions first, each group in order of size. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
+			char key[256];
+
 			if ((c[i].verdict == PROF_CHANGE_WORSE) != (pass == 0))
 				continue;
-			prof_output_printf(o, "%-*s  %-*s  %14s  %14s  %9s  %7s  %s\n", (int)kw,
-					   c[i].key, (int)mw, c[i].metric,
+			prof_compare_cut(key, sizeof(key), c[i].key, kw);
+			prof_output_printf(o, "%-*s  %-*s  %14s  %14s  %9s  %-24s  ", (int)kw,
+					   key, (int)mw, c[i].metric,
 					   num(v[0], 48, c[i].base_median, "-"),
 					   num(v[1], 48, c[i].new_median, "-"),
 					   pct(v[2], 48, c[i].change_pct, "-"),
-					   spread(v[3], 48, c[i].spread_pct),
-					   prof_change_verdict_name(c[i].verdict));
+					   evidence(v[3], 64, &c[i]));
+			prof_compare_verdict(o, st, c[i].verdict);
+			prof_output_puts(o, "\n");
 		}
 	}
 	return 0;
 }
 
 int prof_table_changes_write(const struct prof_table_change *c, size_t n, int human,
-			     const struct prof_meta *meta, struct prof_output *o)
+			     const struct prof_compare_style *st, const struct prof_meta *meta,
+			     struct prof_output *o)
 {
-	return human ? write_human(c, n, o) : write_tsv(c, n, meta, o);
+	return human ? write_human(c, n, st, o) : write_tsv(c, n, meta, o);
 }

@@ -7,9 +7,11 @@
  *
  * Each (key, metric) pair gets the base and new values; rows repeated
  * for a key (several runs of a benchmark) are summarized by their
- * minimum and median, and a change counts only when the medians differ
- * by more than the run-to-run spread (the larger max - min of the two
- * sides). Whether higher or lower is better is decided per metric by its
+ * minimum and median. With two or more runs on both sides a change
+ * counts when the Mann-Whitney test says p < 0.05 and the bootstrap
+ * interval of the ratio of the medians excludes 1 (compare/stats.h);
+ * with a single run on a side, when the medians differ by more than the
+ * other side's spread (max - min). Whether higher or lower is better is decided per metric by its
  * name (prof_metric_higher_better()) unless the caller says otherwise.
  */
 #include <stddef.h>
@@ -26,6 +28,9 @@ struct prof_table {
 	size_t nrows;
 	char **cells;			/* row r, column c: cells[r * ncols + c] */
 	unsigned long *lines;		/* input line of each row */
+	unsigned *row_file;		/* the file of each row: an index in files */
+	char **files;			/* display names of the files read */
+	size_t nfiles;
 	/* private */
 	char *text;
 };
@@ -48,6 +53,16 @@ struct prof_table {
  * prof_table_release() in every case.
  */
 int prof_table_read(const char *path, struct prof_table *t, unsigned long *bad);
+
+/*
+ * prof_table_read() of n files (n >= 1) into one table: several runs of
+ * one benchmark, their rows taken as repeated runs of each key. Every
+ * file must have the first one's columns (else "prog: file:line: not the
+ * columns of FIRST", -1); the first one's metadata is kept. Returns 0 or
+ * -1 (as prof_table_read, the rows read kept); release in every case.
+ */
+int prof_table_read_runs(const char *const *paths, size_t n, struct prof_table *t,
+			 unsigned long *bad);
 
 /*
  * 1 if path holds a table rather than a profile: a TSV whose first line
@@ -91,8 +106,11 @@ struct prof_table_change {
 	size_t base_runs, new_runs;	/* rows summarized on each side (0: absent) */
 	double base_min, base_median, base_max;
 	double new_min, new_median, new_max;
-	double change_pct;		/* (new - base) / |base| * 100 of the medians; NAN if undefined */
+	double change_pct;		/* (new - base) / |base| * 100 of the medians; +-INFINITY
+					   from a base of 0; NAN when a side is absent */
 	double spread_pct;		/* the spread as a share of |base median|; 0 for single runs */
+	double p_value;			/* Mann-Whitney, with 2 or more runs a side; else NAN */
+	double ratio_lo, ratio_hi;	/* bootstrap interval of new/base medians; else NAN */
 	enum prof_change_verdict verdict;
 };
 
@@ -110,10 +128,13 @@ struct prof_table_compare_opts {
  * rather than a measurement (level, block_bytes, threads, jobs, gpu,
  * cpu); columns status, flags, flag, verdict, rank, run, pid and tid are
  * neither keys nor metrics. Both tables must have the key and metric
- * columns. Results (malloc'ed array in *out, count in *n) are ordered
- * by the size of the change, largest first; release them with
- * prof_table_changes_free(). Returns 0, or -1 after reporting a usage
- * problem (an unknown column, no metric left) as "prog: ...".
+ * columns. A column of numbers may hold absent values ("-" or empty);
+ * any other cell there ("nan", "inf", "n/a", 1e400) is reported as
+ * "prog: file:line: column 'c': 'nan' is not a finite number" and the
+ * comparison refused. Results (malloc'ed array in *out, count in *n)
+ * are ordered by the size of the change, largest first; release them
+ * with prof_table_changes_free(). Returns 0, or -1 after reporting a
+ * usage problem (an unknown column, no metric left) or a bad cell.
  */
 int prof_table_compare(const struct prof_table *base, const struct prof_table *new,
 		       const struct prof_table_compare_opts *opts,
@@ -122,13 +143,38 @@ int prof_table_compare(const struct prof_table *base, const struct prof_table *n
 void prof_table_changes_free(struct prof_table_change *c, size_t n);
 
 /*
+ * The gate: every change judged worse by more than limit percent (from a
+ * base of 0, any amount) named on stderr with its values, "prog:
+ * regression: KEY METRIC 4000 -> 3000, -25.0% (limit 10%, higher is
+ * better)". Returns how many.
+ */
+unsigned long prof_table_gate(const struct prof_table_change *c, size_t n, double limit);
+
+/* How a human table is drawn (base/term.h decides both). */
+struct prof_compare_style {
+	unsigned width;		/* the terminal's columns: names are cut to fit; 0: no limit */
+	int color;		/* verdicts in colour: worse/added red, better/removed green */
+};
+
+/*
+ * s into buf (n bytes) cut to width bytes at a UTF-8 boundary, its last
+ * kept character replaced by "~" when cut.
+ */
+void prof_compare_cut(char *buf, size_t n, const char *s, size_t width);
+
+/* The verdict's name, coloured when st->color (st may be NULL). */
+void prof_compare_verdict(struct prof_output *o, const struct prof_compare_style *st,
+			  enum prof_change_verdict v);
+
+/*
  * Write the changes as TSV (schema "profcmp-table", prof-formats.5) or,
  * with human set, as an aligned table for a terminal (regressions
- * first). meta (may be NULL)
- * goes into the TSV's metadata line. Returns 0 or -1 (write error,
- * reported by the output).
+ * first), drawn as st says (may be NULL: no limit, no colour). meta (may
+ * be NULL) goes into the TSV's metadata line. Returns 0 or -1 (write
+ * error, reported by the output).
  */
 int prof_table_changes_write(const struct prof_table_change *c, size_t n, int human,
-			     const struct prof_meta *meta, struct prof_output *o);
+			     const struct prof_compare_style *st, const struct prof_meta *meta,
+			     struct prof_output *o);
 
 #endif

@@ -143,6 +143,12 @@ static const struct prof_tsv_column profcmp_functions[] = {
 	{ "delta_pct", PROF_TSV_OPTNUM },
 	{ "ratio", PROF_TSV_OPTNUM },
 	{ "verdict", PROF_TSV_TEXT },
+	{ "base_share", PROF_TSV_NUM },
+	{ "new_share", PROF_TSV_NUM },
+	{ "sigmas", PROF_TSV_OPTNUM },
+	{ "p_value", PROF_TSV_OPTNUM },
+	{ "ratio_lo", PROF_TSV_OPTNUM },
+	{ "ratio_hi", PROF_TSV_OPTNUM },
 };
 
 static const struct prof_tsv_column profcmp_table[] = {
@@ -159,6 +165,9 @@ static const struct prof_tsv_column profcmp_table[] = {
 	{ "change_pct", PROF_TSV_OPTNUM },
 	{ "spread_pct", PROF_TSV_OPTNUM },
 	{ "verdict", PROF_TSV_TEXT },
+	{ "p_value", PROF_TSV_OPTNUM },
+	{ "ratio_lo", PROF_TSV_OPTNUM },
+	{ "ratio_hi", PROF_TSV_OPTNUM },
 };
 
 static const struct prof_tsv_column profannotate[] = {

@@ -52,8 +52,8 @@ static struct prof_input *input_new(int fd, const char *name)
 	return in;
 }
 
-/* The copies of standard input made by prof_spool_stdin(). */
-static char **spooled;
+/* The copies made by prof_spool_input(), and the names of what they copy. */
+static char **spooled, **spooled_names;
 static size_t nspooled;
 
 const char *prof_input_display_name(const char *path)
@@ -62,7 +62,7 @@ const char *prof_input_display_name(const char *path)
 		return "<stdin>";
 	for (size_t i = 0; i < nspooled; i++)
 		if (strcmp(spooled[i], path) == 0)
-			return "<stdin>";
+			return spooled_names[i];
 	return path;
 }
 
@@ -595,8 +595,10 @@ static void remove_spooled(void)
 	for (size_t i = 0; i < nspooled; i++) {
 		unlink(spooled[i]);
 		free(spooled[i]);
+		free(spooled_names[i]);
 	}
 	free(spooled);
+	free(spooled_names);
 }
 
 /* write(2) all of buf, or die naming path. */
@@ -613,28 +615,57 @@ static void write_all(int fd, const char *buf, size_t n, const char *path)
 	}
 }
 
-char *prof_spool_stdin(void)
+/*
+ * The kind of file fd is when it is none that can be read as a stream
+ * of data: a device (/dev/zero never ends, /dev/null is never data), a
+ * directory. NULL for a regular file, a pipe or a socket.
+ */
+static const char *not_a_stream(int fd)
 {
-	const char *dir = getenv("TMPDIR");
-	char buf[65536], *path = xasprintf("%s/%s.XXXXXX", dir && *dir ? dir : "/tmp", prof_progname);
-	size_t cap = prof_max_line(), run = 0;	/* bytes since the last newline */
-	int first = 1, plain = 1;
-	ssize_t n;
-	int fd = mkstemp(path);
+	struct stat st;
 
-	if (fd < 0)
-		prof_die_errno("%s", path);
+	if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode))
+		return NULL;
+	return S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ?
+	       "a block device" : S_ISDIR(st.st_mode) ? "a directory" : "of an unknown type";
+}
+
+char *prof_spool_input(const char *path)
+{
+	const char *dir = getenv("TMPDIR"), *name = prof_input_display_name(path), *kind;
+	char buf[65536], *tmp;
+	size_t cap = prof_max_line(), run = 0;	/* bytes since the last newline */
+	int first = 1, plain = 1, in = STDIN_FILENO, fd;
+	ssize_t n;
+
+	/* A FIFO's open waits for its writer, as cat(1)'s does: then it is read once. */
+	if (path && strcmp(path, "-") && (in = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		prof_warn_errno("%s", path);
+		return NULL;
+	}
+	if ((kind = not_a_stream(in))) {
+		prof_input_warn(name, 0, "not a regular file, pipe or socket (%s): nothing to read", kind);
+		if (in != STDIN_FILENO)
+			close(in);
+		return NULL;
+	}
+	tmp = xasprintf("%s/%s.XXXXXX", dir && *dir ? dir : "/tmp", prof_progname);
+	if ((fd = mkstemp(tmp)) < 0)
+		prof_die_errno("%s", tmp);
 	if (!nspooled)
 		atexit(remove_spooled);
 	spooled = xreallocarray(spooled, nspooled + 1, sizeof(*spooled));
-	spooled[nspooled++] = path;
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+	spooled_names = xreallocarray(spooled_names, nspooled + 1, sizeof(*spooled_names));
+	spooled[nspooled] = tmp;
+	spooled_names[nspooled++] = xstrdup(name);
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
 		size_t i = 0, from = 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			prof_die_errno("<stdin>");
+			prof_die_errno("%s", name);
 		if (first)
 			plain = compression_of((unsigned char *)buf, (size_t)n) == PROF_COMP_NONE;
 		first = 0;
@@ -649,15 +680,39 @@ char *prof_spool_stdin(void)
 			size_t room = run > cap ? 0 : cap + 1 - run;
 
 			if (c > room) {
-				write_all(fd, buf + from, i + room - from, path);
+				write_all(fd, buf + from, i + room - from, tmp);
 				from = i + c;	/* the excess dropped, the newline kept */
 			}
 			run = nl ? 0 : run + c;
 			i += c + (nl ? 1 : 0);
 		}
-		write_all(fd, buf + from, (size_t)n - from, path);
+		write_all(fd, buf + from, (size_t)n - from, tmp);
 	}
+	if (in != STDIN_FILENO)
+		close(in);
 	if (close(fd) < 0)
-		prof_die_errno("%s", path);
+		prof_die_errno("%s", tmp);
+	return tmp;
+}
+
+const char *prof_input_rereadable(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") && stat(path, &st) < 0)
+		prof_warn_errno("%s", path);
+	else if (strcmp(path, "-") && S_ISREG(st.st_mode))
+		return path;
+	else
+		return prof_spool_input(path);
+	return NULL;
+}
+
+char *prof_spool_stdin(void)
+{
+	char *path = prof_spool_input("-");
+
+	if (!path)
+		exit(PROF_EXIT_FAIL);
 	return path;
 }

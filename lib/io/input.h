@@ -139,8 +139,29 @@ char *prof_read_file_max(const char *path, size_t max, size_t *len);
  */
 char *prof_spool_stdin(void);
 
-/* "<stdin>" for NULL, "-" or a path prof_spool_stdin() returned, else
- * path: the name messages and metadata give the input. */
+/*
+ * prof_spool_stdin() for any input that cannot be read twice by its
+ * name: path ("-" for standard input) is read once, as a stream, into a
+ * temporary file whose path is returned (removed at exit). For a pipe
+ * of the shell's <(...) (/dev/fd/N), a FIFO (its open waits for a
+ * writer, as cat's does) or a socket. A device or a directory is
+ * refused ("prog: path: not a regular file, pipe or socket (a character
+ * device)": /dev/zero would never end, /dev/null holds no data) and NULL
+ * returned, as after a failed open (reported); prof_spool_stdin() exits
+ * 1 there instead.
+ */
+char *prof_spool_input(const char *path);
+
+/*
+ * path itself when it names a regular file, which can be read twice
+ * (sniffed, then read); else prof_spool_input(path)'s copy ("-",
+ * <(...), a FIFO). NULL after reporting (a missing file, a device).
+ */
+const char *prof_input_rereadable(const char *path);
+
+/* "<stdin>" for NULL or "-", the name of what a path prof_spool_input()
+ * returned copies ("<stdin>" for standard input), else path: the name
+ * messages and metadata give the input. */
 const char *prof_input_display_name(const char *path);
 
 struct prof_lines;

@@ -7,6 +7,7 @@
 #include "../unit.h"
 #include "base/units.h"
 #include "compare/functions.h"
+#include "compare/stats.h"
 #include "compare/table.h"
 #include "core/stack.h"
 #include "io/input.h"
@@ -45,15 +46,15 @@ static void add(struct prof_stacks *t, const char *a, const char *b, prof_weight
 	prof_stacks_add(t, f, depth, &w);
 }
 
-/* base: main;a 30, main;b 10; new: main;a 60, main;c 20 */
+/* base: main;a 300, main;b 100; new: main;a 600, main;c 200 (counts beyond their noise) */
 static void two_profiles(struct prof_stacks *b, struct prof_stacks *nw)
 {
 	prof_stacks_init(b, 1);
 	prof_stacks_init(nw, 1);
-	add(b, "main", "a", 30);
-	add(b, "main", "b", 10);
-	add(nw, "main", "a", 60);
-	add(nw, "main", "c", 20);
+	add(b, "main", "a", 300);
+	add(b, "main", "b", 100);
+	add(nw, "main", "a", 600);
+	add(nw, "main", "c", 200);
 }
 
 int main(void)
@@ -71,6 +72,24 @@ int main(void)
 		CHECK_STR(prof_fmt_number(buf, sizeof(buf), 0.000123456789, 6), "0.000123457");
 		CHECK_STR(prof_fmt_number(buf, sizeof(buf), -2.5, 6), "-2.5");
 		CHECK_STR(prof_fmt_number(buf, sizeof(buf), NAN, 6), "nan");
+	}
+	TEST("stats: Mann-Whitney exact and approximate, bootstrap interval, counting error") {
+		double x[5] = { 100, 101, 102, 103, 104 }, y[5] = { 120, 121, 122, 123, 124 };
+		double y2[5] = { 103.5, 121, 122, 123, 124 }, lo, hi;
+
+		CHECK(fabs(prof_mann_whitney(x, 5, y, 5) - 2.0 / 252) < 1e-12);
+		CHECK(fabs(prof_mann_whitney(y, 5, x, 5) - 2.0 / 252) < 1e-12);
+		/* new larger in 24 of 25 pairs: p = 2 * 2/252 */
+		CHECK(fabs(prof_mann_whitney(x, 5, y2, 5) - 4.0 / 252) < 1e-12);
+		CHECK(prof_mann_whitney(x, 5, x, 5) > 0.5);
+		CHECK(prof_mann_whitney(x, 3, y, 3) >= 0.1);	/* 3 runs a side can never say */
+		prof_bootstrap_ratio(x, 5, y, 5, &lo, &hi);
+		CHECK(lo > 1.1 && hi < 1.25 && lo <= hi);
+		prof_bootstrap_ratio(x, 5, x, 5, &lo, &hi);
+		CHECK(lo < 1 && hi > 1);
+		CHECK(prof_counts_sigmas(100, 1, 100, 1) == 0);
+		CHECK(fabs(prof_counts_sigmas(100, 1, 300, 1) - 10) < 1e-12);	/* 200 / sqrt(400) */
+		CHECK(isinf(prof_counts_sigmas(5, 0, 6, 0)));
 	}
 	TEST("metric direction by name") {
 		CHECK(prof_metric_higher_better("comp_mb_per_s"));
@@ -163,7 +182,7 @@ int main(void)
 	TEST("functions: shares, raw weights, verdicts, callers left out") {
 		struct prof_stacks b, nw;
 		struct prof_functions f;
-		struct prof_functions_opts fo = { 0 };
+		struct prof_functions_opts fo = { .normalize = 1 };
 
 		two_profiles(&b, &nw);
 		prof_functions_compare(&b, &nw, &fo, &f);
@@ -172,20 +191,20 @@ int main(void)
 		CHECK_STR(f.rows[0].function, "b");	/* 25% -> 0%: the largest move */
 		CHECK(f.rows[0].verdict == PROF_CHANGE_REMOVED);
 		for (size_t i = 0; i < f.n; i++) {
-			if (!strcmp(f.rows[i].function, "a"))
-				CHECK(f.rows[i].base == 75 && f.rows[i].verdict == PROF_CHANGE_SAME);
+			if (!strcmp(f.rows[i].function, "a"))	/* 30 -> 60, the same share */
+				CHECK(f.rows[i].base == 75 && f.rows[i].verdict == PROF_CHANGE_NOISE);
 			if (!strcmp(f.rows[i].function, "c"))
 				CHECK(f.rows[i].verdict == PROF_CHANGE_ADDED && isnan(f.rows[i].ratio));
 		}
 		prof_functions_free(&f);
-		fo.raw = 1;
+		fo.normalize = 0;	/* amounts */
 		two_profiles(&b, &nw);
 		prof_functions_compare(&b, &nw, &fo, &f);
-		CHECK_STR(f.rows[0].function, "a");	/* +30 raw */
+		CHECK_STR(f.rows[0].function, "a");	/* +300 samples: 10 standard errors */
 		CHECK(f.rows[0].ratio == 2 && f.rows[0].delta_pct == 100 &&
 		      f.rows[0].verdict == PROF_CHANGE_WORSE);
 		prof_functions_free(&f);
-		fo.raw = 0;
+		fo.normalize = 1;
 		fo.min_delta = 30;
 		two_profiles(&b, &nw);
 		prof_functions_compare(&b, &nw, &fo, &f);
@@ -197,7 +216,7 @@ int main(void)
 	TEST("functions: matched by name across the tables; a name base holds without weight") {
 		struct prof_stacks b, nw;
 		struct prof_functions f;
-		struct prof_functions_opts fo = { .raw = 1 };
+		struct prof_functions_opts fo = { 0 };
 		size_t seen = 0;
 
 		prof_stacks_init(&b, 1);
@@ -214,16 +233,17 @@ int main(void)
 			const struct prof_function_change *r = &f.rows[i];
 
 			if (!strcmp(r->function, "z"))
-				seen += r->base_self == 0 && r->new_self == 4 && r->verdict == PROF_CHANGE_ADDED;
+				/* 0 -> 4 samples: 2 standard errors, noise */
+				seen += r->base_self == 0 && r->new_self == 4 && r->verdict == PROF_CHANGE_NOISE;
 			else if (!strcmp(r->function, "x"))
 				seen += r->new_self == 1 && r->base_total == 0;
 			else if (!strcmp(r->function, "a b") && r->base_self == 5)
-				seen += r->new_self == 0 && r->verdict == PROF_CHANGE_REMOVED;
+				seen += r->new_self == 0 && r->verdict == PROF_CHANGE_NOISE;
 			else if (!strcmp(r->function, "a b"))
 				seen += r->base_self == 3 && r->new_self == 7 && r->new_total == 7;
 		}
 		CHECK(seen == 4);
-		CHECK(f.base_whole == 8 && f.new_whole == 12);
+		CHECK(f.side[0].whole == 8 && f.side[1].whole == 12);
 		prof_functions_free(&f);
 	}
 	unlink(path_buf[0]);
