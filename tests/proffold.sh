@@ -890,6 +890,36 @@ if need "pprof: invalid UTF-8 written as U+FFFD" python3 python3; then
 	check "pprof: invalid UTF-8 written as U+FFFD, valid kept" 0 "$(printf 'bad\357\277\275\357\277\275name\ncaf\303\251\nmain')" \
 		sh -c "python3 \"$TESTS/tools/pprof_dump.py\" \"$TMP/utf.pb.gz\" | awk '\$1 == \"function\" { print \$3 }' | sort"
 fi
+# Names holding the folded text's separators (';', a line break): made
+# ':' and blanks on reading, so that proffold reads back what it wrote.
+if need "pprof: names with ';' and line breaks read back" python3 python3; then
+	python3 - "$TMP/semi.pb.gz" <<'PY'
+import gzip, sys
+def varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7f) | (0x80 if n > 0x7f else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+def field(num, wt, payload):
+    if wt == 0:
+        return varint(num << 3) + varint(payload)
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+p = field(1, 2, field(1, 0, 1) + field(2, 0, 2))                      # samples/count
+p += field(2, 2, field(1, 2, varint(1) + varint(2)) + field(2, 2, varint(5)))
+for i in (1, 2):                                                      # location i -> function i
+    p += field(4, 2, field(1, 0, i) + field(4, 2, field(1, 0, i)))
+    p += field(5, 2, field(1, 0, i) + field(2, 0, i + 2))
+for s in (b"", b"samples", b"count", b"std::map<a;b>::find", b"main\nfake 99"):
+    p += field(6, 2, s)
+open(sys.argv[1], "wb").write(gzip.compress(p))
+PY
+	"$F" -q --no-header "$TMP/semi.pb.gz" >"$TMP/semi.folded"
+	check "pprof: names with ';' and line breaks: one frame each, one line" 0 "main fake 99;std::map<a:b>::find 5" cat "$TMP/semi.folded"
+	check_file "pprof: names with ';' and line breaks: proffold reads its output back" 0 "$TMP/semi.folded" \
+		"$F" -q --no-header "$TMP/semi.folded"
+fi
 check "pprof -e samples" 0 "app;main;work;leaf 2
 app;main;work;leaf;main;work 1
 app;main;work;sys_[k] 1" "$F" -q --no-header -e samples "$TMP/x.cpu-clock.pb.gz"
