@@ -11,6 +11,24 @@
 
 #define NFRAMES (sizeof(((struct prof_callchain *)0)->frames) / sizeof(struct prof_frame))
 
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* The sampled registers, in bit order: BP, SP, IP. */
+enum { LEAF_BP, LEAF_SP, LEAF_IP, LEAF_NREGS };
+
+uint64_t prof_callchain_leaf_regs_mask(void)
+{
+	return 1ULL << PERF_REG_X86_BP | 1ULL << PERF_REG_X86_SP | 1ULL << PERF_REG_X86_IP;
+}
+#else
+enum { LEAF_BP, LEAF_SP, LEAF_IP, LEAF_NREGS };
+
+uint64_t prof_callchain_leaf_regs_mask(void)
+{
+	return 0;
+}
+#endif
+
 void prof_callchain_init(struct prof_callchain *cc, struct prof_symbolizer *sym,
 			 struct prof_unwinder *unw, struct prof_stacks *stacks,
 			 enum prof_call_graph mode, int lines, unsigned max_stack)
@@ -121,13 +139,33 @@ static int is_code(struct prof_addrspace *as, uint64_t addr)
 
 enum context { CTX_UNKNOWN, CTX_KERNEL, CTX_USER, CTX_OTHER };
 
+/*
+ * The caller of the innermost user function, at user address ip, when
+ * that function has not set up its frame pointer (see callchain.h): the
+ * return address read from the sampled stack. 0, or -1.
+ */
+static int leaf_caller(struct prof_callchain *cc, struct prof_addrspace *as,
+		       const struct prof_sample *s, uint64_t ip, uint64_t *ra)
+{
+	uint64_t off;
+
+	if (!s->regs || !s->stack || s->regs_abi == 0 || !prof_callchain_leaf_regs_mask() ||
+	    s->regs[LEAF_IP] != ip)
+		return -1;
+	if (prof_symbolizer_cfa_sp_offset(cc->sym, as, ip, &off) != 0 || off < 8 ||
+	    off > s->stack_size)
+		return -1;
+	memcpy(ra, s->stack + off - 8, 8);
+	return *ra && is_code(as, *ra) ? 0 : -1;
+}
+
 /* The walk of the kernel's call chain (user part: frame pointers; see the top). */
 static void walk_chain(struct prof_callchain *cc, struct prof_addrspace *as,
 		       const struct prof_sample *s)
 {
 	enum context ctx = CTX_UNKNOWN;
 	int first = 1, user_end = 0, truncated = 0;	/* user_end 2: at an entry frame */
-	uint64_t frames = 0;
+	uint64_t frames = 0, ra;
 	size_t nuser = 0, nf;
 
 	for (uint64_t i = 0; i < s->nr; i++) {
@@ -156,8 +194,20 @@ static void walk_chain(struct prof_callchain *cc, struct prof_addrspace *as,
 			}
 			nf = add_addr(cc, as, a, first ? 0 : PROF_SYM_RETURN);
 			nuser++;
-			if (nf && is_entry_frame(cc->frames[nf - 1].name))
+			if (nf && is_entry_frame(cc->frames[nf - 1].name)) {
 				user_end = 2;
+			} else if (nuser == 1 && first && cc->mode == PROF_CALL_GRAPH_FP &&
+				   leaf_caller(cc, as, s, a, &ra) == 0 &&
+				   (i + 1 >= s->nr || s->ips[i + 1] != ra)) {
+				/*
+				 * The frameless function's caller, which the walk
+				 * skipped; not counted in nuser, which judges the walk.
+				 */
+				nf = add_addr(cc, as, ra, PROF_SYM_RETURN);
+				cc->fp_leaf_callers++;
+				if (nf && is_entry_frame(cc->frames[nf - 1].name))
+					user_end = 2;
+			}
 		}
 		first = 0;
 	}

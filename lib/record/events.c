@@ -124,6 +124,10 @@ struct prof_record_layout prof_recorder_layout(const struct prof_recorder_option
 	if (o->call_graph == PROF_CALL_GRAPH_DWARF) {
 		l.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		l.regs_mask = prof_unwind_regs_mask();
+	} else if (o->call_graph == PROF_CALL_GRAPH_FP && prof_callchain_leaf_regs_mask()) {
+		/* a frameless leaf's caller (callchain.h) */
+		l.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		l.regs_mask = prof_callchain_leaf_regs_mask();
 	}
 	l.sample_id_all = 1;
 	return l;
@@ -153,6 +157,8 @@ static void make_attr(const struct prof_recorder *r, int e, struct perf_event_at
 	if (r->opt.call_graph == PROF_CALL_GRAPH_DWARF) {
 		a->sample_stack_user = r->opt.stack_bytes;
 		a->exclude_callchain_user = 1;
+	} else if (a->sample_type & PERF_SAMPLE_STACK_USER) {
+		a->sample_stack_user = PROF_CALLCHAIN_LEAF_STACK_BYTES;
 	}
 	a->disabled = child;
 	a->enable_on_exec = child;

@@ -41,6 +41,7 @@
 #include <libelf.h>
 #include <elfutils/libdw.h>
 
+#include "base/hashmap.h"
 #include "core/intern.h"
 #include "symbolize/symbolize.h"
 
@@ -120,6 +121,8 @@ struct elfobj {
 	int cfi_tried;
 	Dwarf_CFI *cfi;		/* the main file's .eh_frame (fde.c), NULL if none */
 	uint64_t *fde_starts;	/* its functions' starts, from .eh_frame_hdr, sorted */
+	int cfa_init;
+	struct prof_hashmap cfa;	/* vaddr -> int32_t CFA = SP + value, -1: another rule */
 	size_t nfde;
 	uint64_t used_ns;	/* when an address missing from the cache was last resolved here */
 	int shed;		/* its files closed while idle (prof_sym_obj_shed) */
@@ -336,6 +339,14 @@ Elf *prof_sym_minidebug_open(const void *xz, size_t len, void **buf);
  * first call and kept until prof_sym_fde_release().
  */
 int prof_sym_fde_start(struct elfobj *o, uint64_t pc, uint64_t *start);
+
+/*
+ * When the CFA at pc (a vaddr of o) is the stack pointer plus an offset
+ * (x86-64 rsp + N: a function before or without its frame pointer), that
+ * offset in *off: 0; -1 for another rule, no FDE, another architecture.
+ * Remembered per address.
+ */
+int prof_sym_fde_cfa_sp(struct elfobj *o, uint64_t pc, uint64_t *off);
 
 /* The first function start of o's FDE table after pc: 0, or -1 when none. */
 int prof_sym_fde_next(struct elfobj *o, uint64_t pc, uint64_t *next);

@@ -157,6 +157,18 @@ struct prof_frame {
 size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 		      uint64_t addr, unsigned flags, struct prof_frame *out, size_t max);
 
+/*
+ * Where the return address of the function executing at addr (a user
+ * address of as) is, when it has not set up its frame pointer (a
+ * frameless leaf such as strcmp, a function's prologue): its .eh_frame
+ * CFI says the CFA is the stack pointer + *sp_offset, the return address
+ * at SP + *sp_offset - 8. A frame pointer walk misses this function's
+ * caller (x86-64). Returns 0, or -1 when the CFA is another rule (a
+ * frame pointer) or nothing says.
+ */
+int prof_symbolizer_cfa_sp_offset(struct prof_symbolizer *s, struct prof_addrspace *as,
+				  uint64_t addr, uint64_t *sp_offset);
+
 /* ---- the account of naming (naming.c) ---- */
 
 /* How a sampled address was named: the kinds counted by prof_symbolizer_account(). */

@@ -128,9 +128,14 @@ static void fork_rec(struct prof_recorder *r, uint32_t pid, uint32_t ppid, uint3
 	feed(r, &b);
 }
 
-/* A frame pointer sample: the user call chain given, leaf first. */
-static void sample(struct prof_recorder *r, uint64_t id, uint32_t pid, uint32_t tid,
-		   uint64_t time, const uint64_t *ips, size_t n)
+/*
+ * A frame pointer sample: the user call chain given, leaf first; with
+ * the user registers (BP, SP, IP) and top of stack the layout asks for
+ * (a frameless leaf's caller, callchain.h): the stack's first word is
+ * top (0: none), the rest zero.
+ */
+static void sample_top(struct prof_recorder *r, uint64_t id, uint32_t pid, uint32_t tid,
+		       uint64_t time, const uint64_t *ips, size_t n, uint64_t top)
 {
 	struct rec_buf b;
 
@@ -144,7 +149,25 @@ static void sample(struct prof_recorder *r, uint64_t id, uint32_t pid, uint32_t 
 	rec_u64(&b, n + 1);
 	rec_u64(&b, (uint64_t)PERF_CONTEXT_USER);
 	rec_put(&b, ips, n * 8);
+	if (r->perf.layout.sample_type & PERF_SAMPLE_REGS_USER) {
+		rec_u64(&b, PERF_SAMPLE_REGS_ABI_64);
+		for (int i = 0; i < __builtin_popcountll(r->perf.layout.regs_mask); i++)
+			rec_u64(&b, i == 2 ? ips[0] : i == 1 ? 0x7ffc0000 : 0);	/* BP, SP, IP */
+	}
+	if (r->perf.layout.sample_type & PERF_SAMPLE_STACK_USER) {
+		rec_u64(&b, PROF_CALLCHAIN_LEAF_STACK_BYTES);
+		rec_u64(&b, top);
+		for (int i = 8; i < PROF_CALLCHAIN_LEAF_STACK_BYTES; i += 8)
+			rec_u64(&b, 0);
+		rec_u64(&b, PROF_CALLCHAIN_LEAF_STACK_BYTES);
+	}
 	feed(r, &b);
+}
+
+static void sample(struct prof_recorder *r, uint64_t id, uint32_t pid, uint32_t tid,
+		   uint64_t time, const uint64_t *ips, size_t n)
+{
+	sample_top(r, id, pid, tid, time, ips, n, 0);
 }
 
 static void switch_rec(struct prof_recorder *r, uint32_t pid, uint32_t tid, uint64_t time,
@@ -190,6 +213,42 @@ static void start(struct prof_recorder *r, struct prof_recorder_options *o, int 
 	}
 	prof_recorder_init(r, o, &t, out);
 	prof_perf_add_id(&r->perf, offcpu ? OFF_ID : CPU_ID, 0);
+}
+
+/* fp mode: the caller of a frameless function, which the walk skips (callchain.h). */
+static void test_leaf_caller(void)
+{
+	struct prof_recorder r;
+	struct prof_recorder_options o;
+	const uint64_t chain[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1, addr_of(unit_root) + 1 };
+
+	start(&r, &o, 0, NULL);
+	mmap_self(&r, PID);
+	comm(&r, PID, TID, "worker", 0);
+	if (!prof_callchain_leaf_regs_mask()) {
+		printf("SKIP test_recorder.c: fp leaf callers: not x86-64\n");
+	} else {
+		TEST("fp: a frameless leaf's caller, skipped by the walk, read from the sampled stack") {
+			/* At unit_leaf's first instruction the CFA is rsp + 8: the return address at rsp. */
+			const uint64_t skipped[] = { addr_of(unit_leaf), addr_of(unit_root) + 1 };
+			uint64_t off = 0;
+			struct prof_addrspace *as = prof_threads_addrspace(&r.threads, PID);
+
+			CHECK(as && prof_symbolizer_cfa_sp_offset(r.sym, as, addr_of(unit_leaf), &off) == 0 &&
+			      off == 8);
+			sample_top(&r, CPU_ID, PID, TID, 12, skipped, 2, addr_of(unit_mid) + 1);
+			CHECK(weight_of(&r, "worker;unit_root;unit_mid;unit_leaf") == 1);
+			CHECK(r.chain.fp_leaf_callers == 1);
+			/* the walk has it already: not twice */
+			sample_top(&r, CPU_ID, PID, TID, 12, chain, 3, addr_of(unit_mid) + 1);
+			CHECK(weight_of(&r, "worker;unit_root;unit_mid;unit_leaf") == 2);
+			CHECK(r.chain.fp_leaf_callers == 1);
+			/* nothing that is code at the return address's place: nothing added */
+			sample_top(&r, CPU_ID, PID, TID, 12, skipped, 2, 0x1000);
+			CHECK(weight_of(&r, "worker;unit_root;unit_leaf") == 1);
+		}
+	}
+	prof_recorder_release(&r);
 }
 
 static void test_folded(void)
@@ -357,6 +416,7 @@ int main(void)
 	/* Hermetic: no symbol cache read or written. */
 	setenv("PROFTOOLS_NO_CACHE", "1", 1);
 	test_folded();
+	test_leaf_caller();
 	test_offcpu();
 	test_tsv();
 	return UNIT_RESULT();
