@@ -334,6 +334,8 @@ printf ' 5\n' >"$TMP/nostack.folded"
 check_error "an empty stack with a count is still malformed" 1 "nostack.folded:1: empty stack" "$F" "$TMP/nostack.folded"
 printf 'a;b 3\nno count here\na;c x\n' >"$TMP/bad.folded"
 check_error "malformed folded line" 1 "bad.folded:2: missing count" "$F" "$TMP/bad.folded"
+printf 'a;b 5.\na;c 3\n' >"$TMP/dot.folded"
+check_error "a count ending in a point (5.) is no count: named, exit 1" 1 "dot.folded:1: missing count" "$F" "$TMP/dot.folded"
 check "malformed folded: rest kept" 1 "a;b 3" "$F" --no-header "$TMP/bad.folded"
 
 # ---- input formats (lib/formats/profile.h; more in tests/unit/formats/test_profile.c)

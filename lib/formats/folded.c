@@ -33,7 +33,7 @@ static long trailing_count(const char *line, size_t end, prof_weight *v)
 
 	while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9')
 		i--, digits++;
-	if (i > 0 && line[i - 1] == '.') {
+	if (digits && i > 0 && line[i - 1] == '.') {	/* "5." is no count: digits after the point */
 		size_t j = i - 1, d2 = 0;
 
 		while (j > 0 && line[j - 1] >= '0' && line[j - 1] <= '9')
