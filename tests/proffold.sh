@@ -408,6 +408,17 @@ check_error "dtrace: frames without a count line" 1 "nocount.d:4: stack without 
 	"$F" "$TMP/nocount.d"
 printf '  a`f+0x1\n  99999999999999999999\n' >"$TMP/big.d"
 check_error "dtrace: a count above 2^64-1" 1 "big.d:2: count above 2\\^64-1" "$F" -f dtrace "$TMP/big.d"
+# issue 25: what was dropped silently is an error naming file:line
+printf '  a`f+0x1\n  a`main\n\n  a`g\n  a`main\n  3\n' >"$TMP/first-nocount.d"
+check_error "dtrace: the first stack without a count line (not a header)" 1 "first-nocount.d:1: stack without a count line" \
+	"$F" -f dtrace "$TMP/first-nocount.d"
+printf '  a`f+0x1\n  a`main\n  -5\n\n  a`g\n  a`main\n  3\n' >"$TMP/neg.d"
+check_error "dtrace: a negative count" 1 "neg.d:3: negative count -5" "$F" -f dtrace "$TMP/neg.d"
+printf 'hello world\nthis is not a profile\n' >"$TMP/garbage.txt"
+for fmt in dtrace bpftrace gdb eu-stack; do
+	check_error "-f $fmt on text that is none: exit 1, named" 1 "garbage.txt(:[0-9]+)?: (no .* in the input|stack without a count|not an eu-stack line)" \
+		"$F" -f "$fmt" "$TMP/garbage.txt"
+done
 
 # -- bpftrace: as stackcollapse-bpftrace.pl, offsets cut and stacks added up
 gzip -dc "$D/flamegraph/bpftrace.folded.gz" | sed 's/+[0-9]*;/;/g; s/+[0-9]* / /' >"$TMP/bpf.ref"
@@ -444,6 +455,9 @@ _start;__libc_start_main_impl;__libc_start_call_main;main;__sleep;__GI___nanosle
 printf 'PID 7 - process\nTID 7:\n#0  0x00007f0000001000\n#1  0x00007f0000002000 - /usr/lib/libx.so.1\n#2  0x0000555500001000 main - /opt/app\nTID 8:\nbogus\n' >"$TMP/eu.txt"
 check "eu-stack: frames without a symbol" 1 "main;[libx.so.1];[unknown] 1" "$F" -q --no-header "$TMP/eu.txt"
 check_error "eu-stack: a line that is not eu-stack's" 1 "eu.txt:7: not an eu-stack line: bogus" "$F" "$TMP/eu.txt"
+printf '#0  0x00007f0000001000 f\n#1  0x0000555500001000 main\nTID 8:\n#0  0x0000555500001000 g\n' >"$TMP/eu-notid.txt"
+check_error "eu-stack: frames before any TID line: named" 1 "eu-notid.txt:1: frame before any TID line" \
+	"$F" -f eu-stack "$TMP/eu-notid.txt"
 # a live process, when eu-stack can attach here
 if command -v eu-stack >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&
 	cc -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o "$TMP/stacks-work" "$D/stacks-work.c" 2>/dev/null; then

@@ -33,9 +33,9 @@ static const char *trim(const char *s, size_t *len)
 static const char *count_only(const char *line, size_t len, size_t *n)
 {
 	const char *s = trim(line, &len);
-	size_t i;
+	size_t i = len && s[0] == '-' ? 1 : 0;	/* "-5": a count, refused by the caller */
 
-	for (i = 0; i < len; i++)
+	for (; i < len; i++)
 		if (!is_digit(s[i]))
 			return NULL;
 	*n = len;
@@ -237,13 +237,14 @@ struct dtrace_state {
 	const char *suffix;		/* "comm" of a ", comm" line inside it */
 	size_t suffix_len;
 	unsigned long group_line;	/* first line of the DTrace frames pending */
+	int group_is_header;		/* ... and they are dtrace's or bpftrace's header */
 	int bpftrace;			/* a bpftrace entry was seen */
 };
 
-/* DTrace frames that no count ended: the header at the start, else malformed. */
+/* DTrace frames that no count ended: dtrace's header, else malformed. */
 static void dtrace_unended(struct prof_import *imp, struct dtrace_state *st)
 {
-	if (prof_import_depth(imp) && imp->stacks)
+	if (prof_import_depth(imp) && !st->group_is_header)
 		prof_import_bad(imp, st->group_line, 0, "stack without a count line after its frames");
 	prof_import_drop(imp);
 }
@@ -317,12 +318,22 @@ static void dtrace_line(struct prof_import *imp, struct dtrace_state *st, char *
 		return;
 	}
 	if ((count = count_only(line, n, &cn)) == NULL) {
-		if (!prof_import_depth(imp))
+		if (!prof_import_depth(imp)) {
 			st->group_line = lineno;
+			/*
+			 * dtrace's "CPU     ID                    FUNCTION:NAME" and
+			 * the probe's line; bpftrace's "Attaching 1 probe..."
+			 */
+			st->group_is_header = !imp->stacks &&
+				((strncmp(line, "CPU ", 4) == 0 && memmem(line, n, "FUNCTION:NAME", 13)) ||
+				 (strncmp(line, "Attaching ", 10) == 0 && memmem(line, n, " probe", 6)));
+		}
 		dtrace_frame(imp, line, n);
 		return;
 	}
-	if (prof_import_count(count, cn, &w))
+	if (count[0] == '-')
+		prof_import_bad(imp, lineno, 0, "negative count %.*s", (int)cn, count);
+	else if (prof_import_count(count, cn, &w))
 		prof_import_bad(imp, lineno, 0, "count above 2^64-1");
 	else if (prof_import_commit(imp, w, 1) == UINT32_MAX)
 		prof_import_bad(imp, lineno, 0, "count without a stack above it");
@@ -354,6 +365,8 @@ int prof_dtrace_read(struct prof_import *imp, char *buf, size_t len)
 		prof_import_drop(imp);
 	}
 	dtrace_unended(imp, &st);
+	if (!imp->stacks && !imp->malformed)	/* garbage read as frames, or nothing */
+		prof_import_bad(imp, 0, 0, "no stack in the input (frames, then a line holding their count)");
 	prof_meta_set(&imp->meta, "source", st.bpftrace ? "bpftrace" : "dtrace");
 	return imp->malformed ? -1 : 0;
 }

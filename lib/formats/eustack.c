@@ -135,7 +135,10 @@ int prof_eustack_read(struct prof_import *imp, char *buf, size_t len)
 	while ((line = prof_block_next_line(&pos, buf + len, &n)) != NULL) {
 		lineno++;
 		if ((rest = frame_line(line, n)) != NULL) {
-			add_frame(imp, rest, line + n);
+			if (!st.tid[0])	/* a frame of no thread */
+				prof_import_bad(imp, lineno, 0, "frame before any TID line: %.80s", line);
+			else
+				add_frame(imp, rest, line + n);
 		} else if ((id = id_line(line, n, "TID ", &dn)) != NULL) {
 			end_block(imp, &st);
 			copy_id(st.tid, sizeof(st.tid), id, dn);
@@ -150,6 +153,8 @@ int prof_eustack_read(struct prof_import *imp, char *buf, size_t len)
 		}
 	}
 	end_block(imp, &st);
+	if (!imp->stacks && !imp->malformed)
+		prof_import_bad(imp, 0, 0, "no eu-stack backtrace in the input (TID N: then #0 frame lines)");
 	prof_meta_set(&imp->meta, "unit", "samples");
 	prof_meta_set(&imp->meta, "source", "eu-stack");
 	return imp->malformed ? -1 : 0;

@@ -155,7 +155,9 @@ int prof_gdbbt_read(struct prof_import *imp, char *buf, size_t len)
 		}
 	}
 	end_stack(imp, name, name_len);
+	if (!imp->stacks)	/* gdb's chatter is skipped: a file of nothing else is no backtrace */
+		prof_import_bad(imp, 0, 0, "no gdb backtrace in the input (no \"#0 ...\" frame line)");
 	prof_meta_set(&imp->meta, "unit", "samples");
 	prof_meta_set(&imp->meta, "source", "gdb");
-	return 0;
+	return imp->malformed ? -1 : 0;
 }
