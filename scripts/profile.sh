@@ -10,7 +10,7 @@ PROG=proftools-profile
 VERSION=@VERSION@
 case $VERSION in @*) VERSION=$(cat "$(dirname "$0")/../VERSION" 2>/dev/null || echo unknown) ;; esac
 SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open]
-                         [--unwind fp|dwarf] [--] command [arg ...]
+                         [--runs n] [--unwind fp|dwarf] [--] command [arg ...]
        $PROG compare [-hq] [-o dir] [--fail-above pct] [--open] dir_a dir_b"
 
 usage() {
@@ -43,6 +43,9 @@ Options:
       --unwind=fp|dwarf   frame pointers (default) or DWARF stacks (also spelt
                           --call-graph=fp|dwarf, as the recorders' hints say)
       --fail-above=PCT    compare: exit 1 when something regressed by more than PCT%
+      --runs=N            cpu, offcpu (and all's): run the command N times, the
+                          runs after the first in runs/K/; compare gives profcmp
+                          every run of each side (its rank test needs 4 or more)
       --open              print the report's file:// address at the end
   -q, --quiet             no summary on stderr (the recorders' lines in *.log only)
   -h, --help              this help
@@ -57,7 +60,8 @@ EOF
 }
 
 list_options() {
-	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --open --output= --quiet --unwind=fp,dwarf
+	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --open --output= --quiet --runs= \
+		--unwind=fp,dwarf
 	exit 0
 }
 
@@ -139,6 +143,7 @@ write_run_meta() { # MODE COMMAND...
 		meta call_graph "$UNWIND" ;;
 	esac
 	case $mode in memory|all) meta unwind "$UNWIND" ;; esac
+	[ "$RUNS" = 1 ] || meta runs "$RUNS"
 }
 
 # ---- signals
@@ -406,6 +411,33 @@ mode_gpu() {
 		${host:+"--host-output=$OUT/host.tsv"} -- "$@"
 }
 
+# more_runs MODE COMMAND...: runs 2 to RUNS of the command (--runs) for
+# cpu and offcpu, each folded into runs/K/, so that compare can give
+# profcmp every run of a side. RC: the first nonzero exit status.
+more_runs() {
+	_m=$1 _rc=$RC _k=2
+	shift
+	case $_m in cpu|offcpu) ;; *) return ;; esac
+	_n=$#
+	while [ "$_k" -le "$RUNS" ]; do
+		mkdir -p "$OUT/runs/$_k" || die "cannot create $OUT/runs/$_k"
+		say "$_m: run $_k of $RUNS"
+		set -- -F "$FREQ" --call-graph "$UNWIND" -o "$WORK/run.tsv.zst" -- "$@"
+		[ "$_m" = cpu ] || set -- -e cpu-clock --off-cpu "$@"
+		run_tee "$OUT/runs/$_k/$_m.log" profrec "$(tool profrec)" "$@"
+		if [ "$_m" = cpu ]; then
+			"$(tool proffold)" -q -o "$OUT/runs/$_k/cpu.folded" "$WORK/run.tsv.zst"
+		else
+			"$(tool proffold)" -q -e offcpu-time -o "$OUT/runs/$_k/offcpu.folded" "$WORK/run.tsv.zst" &&
+				"$(tool proffold)" -q -e cpu-clock -o "$OUT/runs/$_k/offcpu-oncpu.folded" "$WORK/run.tsv.zst"
+		fi || warn "$_m: run $_k: folding failed"
+		shift $(($# - _n))	# the command alone again
+		[ "$_rc" != 0 ] || _rc=$RC
+		_k=$((_k + 1))
+	done
+	RC=$_rc
+}
+
 PROFILES="cpu offcpu offcpu-oncpu memory-alloc memory-leak memory-peak"
 
 # profiles_of DIR: the profiles a run directory holds by its mode (run.meta);
@@ -490,10 +522,14 @@ mode_compare() {
 			fi
 			continue
 		fi
+		# every run of each side (--runs: runs/K/), "base ... -- new ..."
+		set -- "$a/$name.folded"
+		for _r in "$a"/runs/*/"$name.folded"; do [ ! -f "$_r" ] || set -- "$@" "$_r"; done
+		set -- "$@" -- "$b/$name.folded"
+		for _r in "$b"/runs/*/"$name.folded"; do [ ! -f "$_r" ] || set -- "$@" "$_r"; done
 		# shellcheck disable=SC2086
-		"$(tool profcmp)" $gate -o "$OUT/compare-$name.tsv" "$a/$name.folded" "$b/$name.folded" \
-			2>>"$OUT/compare.log" || RC=1
-		"$(tool profcmp)" --human -n 15 "$a/$name.folded" "$b/$name.folded" >"$OUT/compare-$name.txt" 2>/dev/null
+		"$(tool profcmp)" $gate -o "$OUT/compare-$name.tsv" "$@" 2>>"$OUT/compare.log" || RC=1
+		"$(tool profcmp)" --human -n 15 "$@" >"$OUT/compare-$name.txt" 2>/dev/null
 		"$(tool profcmp)" --folded-diff "$a/$name.folded" "$b/$name.folded" |
 			"$(tool profflame)" --diff --title "$name: $b against $a" -o "$OUT/compare-$name-diff.svg"
 	done
@@ -535,7 +571,7 @@ esac
 MODE=$1
 shift
 case $MODE in cpu|offcpu|memory|gpu|all|compare) ;; *) usage "unknown mode '$MODE'" ;; esac
-OUT= FREQ=999 UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE=
+OUT= FREQ=999 UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE= RUNS=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || usage "-o needs a directory"; OUT=$2; shift ;;
@@ -548,6 +584,8 @@ while [ $# -gt 0 ]; do
 	--open) OPEN=1 ;;
 	--fail-above=*) FAIL_ABOVE=${1#*=} ;;
 	--fail-above) [ $# -ge 2 ] || usage "--fail-above needs a percentage"; FAIL_ABOVE=$2; shift ;;
+	--runs=*) RUNS=${1#*=} ;;
+	--runs) [ $# -ge 2 ] || usage "--runs needs a count"; RUNS=$2; shift ;;
 	-q|--quiet) QUIET=1 ;;
 	-h|--help) help ;;
 	--list-options) list_options ;;
@@ -559,6 +597,8 @@ while [ $# -gt 0 ]; do
 done
 case $FREQ in ''|*[!0-9]*) usage "bad frequency '$FREQ' (a number of samples per second)" ;; esac
 case $UNWIND in fp|dwarf) ;; *) usage "bad stack walk '$UNWIND' (fp or dwarf)" ;; esac
+case $RUNS in ''|*[!0-9]*|0*) usage "bad --runs '$RUNS' (a count, 1 or more)" ;; esac
+[ "$RUNS" = 1 ] || case $MODE in cpu|offcpu|all) ;; *) usage "--runs is for cpu, offcpu and all" ;; esac
 if [ -n "$FAIL_ABOVE" ]; then
 	[ "$MODE" = compare ] || usage "--fail-above is for compare"
 	case $FAIL_ABOVE in
@@ -604,6 +644,7 @@ else
 		[ "$MODE" = all ] || [ "$MODE" = "$m" ] || continue
 		RC=0
 		"mode_$m" "$@"
+		[ "$RUNS" = 1 ] || more_runs "$m" "$@"
 		[ "$STATUS" != 0 ] || STATUS=$RC
 	done
 	meta status "$STATUS"

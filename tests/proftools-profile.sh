@@ -388,3 +388,24 @@ else
 fi
 check_error "compare needs two directories" 2 'compare needs two directories' "$W" compare c1
 check_error "compare of directories without a common profile" 1 'no profile in common' "$W" compare -o x c1 m
+# --runs: each side run 4 times; compare gives profcmp every run of both
+# sides ("base ... -- new ...": the rank test needs 4 a side)
+run "$W" cpu -q --runs 4 -o runs-a -- ./app
+st_a=$STATUS
+run "$W" cpu -q --runs=4 -o runs-b -- ./app
+if [ "$st_a" = 0 ] && [ "$STATUS" = 0 ] && grep -q '^# runs=4$' runs-a/run.meta &&
+	for k in 2 3 4; do grep -q ';main;' "runs-a/runs/$k/cpu.folded" || exit 1; done; then
+	pass "cpu --runs 4: the first run as always, runs 2-4 folded in runs/K/, said in run.meta"
+else
+	fail "cpu --runs 4" "exit $st_a/$STATUS: $(ls runs-a runs-a/runs 2>&1 | tr '\n' ' ')"
+fi
+run "$W" compare -q -o runs-cmp --fail-above 5 runs-a runs-b
+if [ "$STATUS" = 0 ] && grep -q ' runs=4,4' runs-cmp/compare-cpu.tsv &&
+	grep -q '^a verdict needs .*Mann-Whitney' runs-cmp/compare-cpu.txt &&
+	grep -q "base=$(pwd)/runs-a/cpu.folded,$(pwd)/runs-a/runs/2/cpu.folded\|base=runs-a/cpu.folded,runs-a/runs/2/cpu.folded" runs-cmp/compare-cpu.tsv; then
+	pass "compare of two --runs 4 directories: profcmp judges 4 runs a side, the gate passes on the same program"
+else
+	fail "compare --runs" "exit $STATUS: $(head -c 300 runs-cmp/compare.log 2>&1) $(head -n 1 runs-cmp/compare-cpu.tsv 2>&1)"
+fi
+check_error "--runs takes a count" 2 "bad --runs '0'" "$W" cpu --runs 0 -- true
+check_error "--runs is for cpu, offcpu and all" 2 '--runs is for cpu, offcpu and all' "$W" memory --runs 2 -- true
