@@ -34,12 +34,13 @@
 #include "python/record.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
+#include "record/runtimes.h"
 
 #define SYNOPSIS \
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
-	"               [--python [--idle]]\n" \
+	"               [--no-runtime-perf] [--python [--idle]]\n" \
 	"               [--debuginfod] [--no-demangle] [--rotate interval [--keep n] [--max-bytes size]]\n" \
 	"               [--] [command [argument ...]]"
 
@@ -75,6 +76,7 @@ static const char help_text[] =
 	"      --no-header          with --folded: no leading \"# key=value\" metadata line\n"
 	"      --no-inherit         do not follow children and new threads\n"
 	"      --no-inline          no inlined frames\n"
+	"      --no-runtime-perf    leave Python, Node and Java perf support off\n"
 	"      --off-cpu            record where threads block (event offcpu-time, ns)\n"
 	"      --python             sample the Python stacks of a CPython 3.9-3.13 (-F: 99)\n"
 	"      --rotate=INTERVAL    -o DIR: a file per INTERVAL (whole seconds, on UTC\n"
@@ -86,7 +88,7 @@ static const char help_text[] =
 
 enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_IDLE, OPT_KEEP, OPT_LINES,
        OPT_MAX_BYTES, OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU,
-       OPT_PYTHON, OPT_ROTATE };
+       OPT_PYTHON, OPT_ROTATE, OPT_NO_RUNTIME_PERF };
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -107,6 +109,7 @@ static const struct option longopts[] = {
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-runtime-perf", no_argument, NULL, OPT_NO_RUNTIME_PERF },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -128,7 +131,7 @@ struct args {
 	int *pids;
 	double duration;
 	const char *output;
-	int quiet, no_header, use_python;
+	int quiet, no_header, use_python, no_runtime_perf;
 };
 
 static volatile sig_atomic_t stop_signal, stop_count;
@@ -263,6 +266,9 @@ static int parse_options(struct args *a, int argc, char **argv)
 		case OPT_NO_INLINE:
 			o->no_inline = 1;
 			break;
+		case OPT_NO_RUNTIME_PERF:
+			a->no_runtime_perf = 1;
+			break;
 		case OPT_OFF_CPU:
 			offcpu = 1;
 			break;
@@ -325,6 +331,8 @@ static void validate(struct args *a, int argc, char **argv)
 		prof_usage_error(SYNOPSIS, "--folded (or -o NAME.folded) takes one event (several events: write the TSV and fold it with proffold)");
 	if (argc > 0)
 		a->target.argv = argv;
+	if (argc > 0 && !a->no_runtime_perf && !a->use_python)
+		a->opt.runtime_perf = prof_runtime_perf_enable();	/* said by the summary */
 }
 
 static void setup_process(void)

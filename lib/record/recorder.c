@@ -22,6 +22,7 @@
 #include "io/output.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
+#include "record/runtimes.h"
 #include "symbolize/dwarf_unwind.h"
 #include "symbolize/symbolize.h"
 
@@ -125,6 +126,8 @@ void prof_recorder_meta(const struct prof_recorder *r, struct prof_meta *m)
 	prof_meta_set(m, "call_graph", o->call_graph == PROF_CALL_GRAPH_FP ? "fp" :
 		      o->call_graph == PROF_CALL_GRAPH_DWARF ? "dwarf" : "none");
 	command_meta(r, m);
+	if (o->runtime_perf)
+		prof_meta_set(m, "runtime_perf", o->runtime_perf);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	prof_meta_set(m, "start_time", when);
@@ -408,6 +411,8 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 				total ? (double)bytes / (double)total : 0.0, name);
 		else
 			fprintf(stderr, "output to %s%s\n", name, out_failed ? " failed" : "");
+		if (r->opt.runtime_perf)
+			prof_info(1, PROF_RUNTIME_PERF_NOTE, r->opt.runtime_perf);
 	}
 	prof_buf_release(&b);
 	if (lost)

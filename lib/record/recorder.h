@@ -74,6 +74,7 @@ struct prof_recorder_options {
 	int folded;			/* aggregate, write folded stacks at the end */
 	int lines, no_inline, no_demangle, debuginfod;	/* symbolizer options (symbolize.h) */
 	size_t mmap_pages;		/* ring buffer pages per CPU */
+	const char *runtime_perf;	/* runtimes whose perf support was turned on (runtimes.h) */
 };
 
 /*
@@ -251,7 +252,8 @@ int prof_recorder_complete(struct prof_recorder *r, double duration,
  * B/sample) to NAME" when bytes is known, else "output to NAME" (with
  * " failed" when out_failed); a rotation's bytes and "N files in DIR"
  * instead of bytes and name. Then warnings about what the counts say
- * went wrong: records lost (a ring overflowed), malformed records, and,
+ * went wrong (and, when one was turned on, the runtimes' perf support:
+ * runtimes.h): records lost (a ring overflowed), malformed records, and,
  * unless quiet, user stacks mostly one or two frames deep (code built
  * without frame pointers).
  */

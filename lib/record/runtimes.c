@@ -1,0 +1,42 @@
+/*
+ * Runtimes' perf support in a command's environment (runtimes.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "record/runtimes.h"
+
+/* name=OLD WORD, or name=WORD when unset or empty. */
+static void append_word(const char *name, const char *old, const char *word)
+{
+	struct prof_buf b = PROF_BUF_INIT;
+
+	if (old && *old)
+		prof_buf_addf(&b, "%s ", old);
+	prof_buf_addstr(&b, word);
+	setenv(name, prof_buf_cstr(&b), 1);
+	prof_buf_release(&b);
+}
+
+const char *prof_runtime_perf_enable(void)
+{
+	static char names[32];
+	const char *node = getenv("NODE_OPTIONS"), *java = getenv("JAVA_TOOL_OPTIONS");
+
+	names[0] = 0;
+	if (!getenv("PYTHONPERFSUPPORT")) {
+		setenv("PYTHONPERFSUPPORT", "1", 1);
+		strcat(names, "python");
+	}
+	if (!node || !strstr(node, "--perf-")) {
+		append_word("NODE_OPTIONS", node, "--perf-basic-prof --interpreted-frames-native-stack");
+		strcat(names, names[0] ? ",node" : "node");
+	}
+	if (!java || !strstr(java, "PreserveFramePointer")) {
+		append_word("JAVA_TOOL_OPTIONS", java, "-XX:+PreserveFramePointer");
+		strcat(names, names[0] ? ",java" : "java");
+	}
+	return names[0] ? names : NULL;
+}

@@ -1,0 +1,39 @@
+#ifndef PROF_RECORD_RUNTIMES_H
+#define PROF_RECORD_RUNTIMES_H
+/*
+ * The perf support of language runtimes, turned on for a command profrec
+ * runs (issue 26): without it a profile of a Python, Node or Java
+ * program shows the interpreter or anonymous JIT code, not the
+ * program's functions.
+ *
+ *   python  PYTHONPERFSUPPORT=1: CPython 3.12+ names each Python function
+ *           in /tmp/perf-PID.map (py::NAME:FILE; symbolize/jitmap.c
+ *           reads it); older versions ignore it
+ *   node    --perf-basic-prof --interpreted-frames-native-stack appended
+ *           to NODE_OPTIONS: V8 names its JIT code in /tmp/perf-PID.map,
+ *           gives each interpreted function a trampoline of its own (else
+ *           all are Builtins_InterpreterEntryTrampoline), and its frames
+ *           keep frame pointers, so fp stacks are whole, script to leaf
+ *   java    -XX:+PreserveFramePointer appended to JAVA_TOOL_OPTIONS: JIT
+ *           frames keep frame pointers (their names need a perf map agent)
+ *
+ * What the user already set wins: PYTHONPERFSUPPORT set to anything,
+ * NODE_OPTIONS already naming a --perf-* option, JAVA_TOOL_OPTIONS
+ * already naming PreserveFramePointer leave that runtime alone. The
+ * runtimes write /tmp/perf-PID.map as they do under perf, and leave it
+ * there as they do under perf.
+ */
+
+/*
+ * Change this process's environment (inherited by the command started
+ * next) for each runtime. Returns the names of the runtimes turned on,
+ * "python,node,java" (a static string), or NULL when the user's
+ * environment already decided for all of them.
+ */
+const char *prof_runtime_perf_enable(void);
+
+/* The one line saying what was turned on and how to keep it off. */
+#define PROF_RUNTIME_PERF_NOTE \
+	"perf support of %s turned on in the command's environment (--no-runtime-perf: off)"
+
+#endif

@@ -1,0 +1,171 @@
+#!/bin/sh
+# profrec and language runtimes. --python: the Python stacks of CPython
+# 3.9 to 3.13 read from the
+# process's memory, on every interpreter this machine has (pyenv's in
+# /root/.pyenv/versions, the distribution's python3; absent ones are
+# skipped). A script splits its time 75/25 between two functions called
+# from a third, called from module level: each must be named, its share
+# within 5 points, and every sampled stack of them must reach <module>.
+# Also: a running process (-p), a command that never runs Python, a
+# version the reader does not know, and the options it refuses.
+. "$(dirname "$0")/lib.sh"
+P=$BIN/profrec
+
+cat >"$TMP/split.py" <<'EOF2'
+import sys, time
+def leaf_a(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def leaf_b(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def split(seconds):
+    # CPU seconds, not wall: a loaded machine stretches the run, not the profile
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        leaf_a(30000)
+        leaf_b(10000)
+split(float(sys.argv[1]))
+EOF2
+SECS=3
+[ -n "$SANITIZE" ] && SECS=2
+
+# interpreters: "label path" lines
+: >"$TMP/pythons"
+for v in 3.9 3.10 3.11 3.12 3.13; do
+	for exe in /root/.pyenv/versions/$v.*/bin/python$v; do
+		[ -x "$exe" ] && echo "$v $exe" >>"$TMP/pythons" && break
+	done
+done
+for exe in /usr/bin/python3; do
+	[ -x "$exe" ] && echo "system $exe" >>"$TMP/pythons"
+done
+for v in 3.9 3.10 3.11 3.12 3.13; do
+	grep -q "^$v " "$TMP/pythons" || skip "CPython $v" "not installed (pyenv: /root/.pyenv/versions/$v.*)"
+done
+
+while read -r label exe; do
+	name="CPython $label ($exe)"
+	run "$P" --python -F 999 --folded -o "$TMP/py.folded" -- "$exe" "$TMP/split.py" "$SECS"
+	if [ "$STATUS" != 0 ]; then
+		fail "$name: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		continue
+	fi
+	# shares of leaf_a and leaf_b among their samples; stacks of them not under <module>
+	awk -v name="$name" '
+		/^#/ { next }
+		{ n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack) }
+		stack ~ /;py::leaf_[ab] \(/ {
+			if (stack !~ /^python[0-9.]*;py::<module> \([^)]*split\.py:1\);py::split \([^)]*split\.py:12\);py::leaf_[ab] \([^)]*split\.py:(2|7)\)$/) bad = stack
+			if (stack ~ /leaf_a/) a += n; else b += n
+		}
+		END {
+			if (a + b < 1000) { print "FAIL profrec-runtimes: " name ": leaf samples: " a + b " (fewer than 1000)"; exit }
+			share = 100 * a / (a + b)
+			if (bad != "") print "FAIL profrec-runtimes: " name ": every stack reaches <module>: " bad
+			else print "PASS profrec-runtimes: " name ": every stack reaches <module> through split"
+			if (share < 70 || share > 80) print "FAIL profrec-runtimes: " name ": leaf_a " share "% (75 +- 5 expected)"
+			else print "PASS profrec-runtimes: " name ": leaf_a/leaf_b split 75/25 within 5 points (" int(share + 0.5) "%)"
+		}' "$TMP/py.folded"
+	check "$name: the version in the metadata" 0 "yes" sh -c \
+		"head -n 1 '$TMP/py.folded' | grep -q ' call_graph=python .*python=3\\.[0-9]' && echo yes"
+done <"$TMP/pythons"
+
+# ---- TSV through proffold, and a running process (-p) ----
+exe=$(awk 'NR == 1 { print $2 }' "$TMP/pythons")
+if [ -n "$exe" ]; then
+	run "$P" --python -o "$TMP/py.tsv" -- "$exe" "$TMP/split.py" 0.5
+	validate_tsv "TSV: valid profrec-samples" profrec-samples "$TMP/py.tsv"
+	check "TSV: proffold folds it under the thread's name" 0 "yes" sh -c \
+		"'$BIN/proffold' -q --no-header '$TMP/py.tsv' | grep -q '^python[0-9.]*;py::<module> (.*split.py:1);py::split' && echo yes"
+	"$exe" "$TMP/split.py" 3 &
+	pypid=$!
+	sleep 0.5
+	run "$P" --python --folded -d 0.5 -p "$pypid"
+	kill "$pypid" 2>/dev/null
+	wait "$pypid" 2>/dev/null
+	if [ "$STATUS" = 0 ] && grep -q ';py::leaf_a (' "$TMP/stdout"; then
+		pass "-p: a running interpreter, no restart"
+	else
+		fail "-p: a running interpreter, no restart" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+
+# ---- what it refuses ----
+check_error "a command that never runs Python: said, exit 1" 1 'never ran CPython' \
+	"$P" --python --folded -- sh -c 'sleep 0.2'
+old=
+for exe in /root/.pyenv/versions/3.8.*/bin/python3.8 /root/.pyenv/versions/3.7.*/bin/python3.7; do
+	[ -x "$exe" ] && old=$exe && break
+done
+if [ -n "$old" ]; then
+	check_error "an unknown version is refused by name" 1 'Python 3\.[78][.0-9]* is not supported \(3\.9 to 3\.13 are\)' \
+		"$P" --python --folded -- "$old" -c 'import time; time.sleep(1)'
+else
+	skip "an unknown version is refused by name" "no CPython 3.7 or 3.8 installed"
+fi
+check_error "--python with -a: usage" 2 '--python takes a command or one -p PID' "$P" --python -a
+check_error "--python with -e: usage" 2 '--python takes a command or one -p PID' "$P" --python -e cycles -- true
+check_error "--python with two -p: usage" 2 '--python takes a command or one -p PID' "$P" --python -p 1,2
+
+# ---- runtimes' perf support turned on in the command's environment
+env_of() { # the three variables as the command sees them
+	echo 'echo "PY=${PYTHONPERFSUPPORT-unset}|NODE=${NODE_OPTIONS-unset}|JAVA=${JAVA_TOOL_OPTIONS-unset}"' >"$TMP/env.sh"
+	"$@" sh "$TMP/env.sh" >"$TMP/env.out" 2>"$TMP/env.err"
+}
+(
+	unset PYTHONPERFSUPPORT NODE_OPTIONS JAVA_TOOL_OPTIONS
+	env_of "$P" -o "$TMP/env.tsv" --
+	check "runtime perf support: on by default" 0 \
+		"PY=1|NODE=--perf-basic-prof --interpreted-frames-native-stack|JAVA=-XX:+PreserveFramePointer" \
+		cat "$TMP/env.out"
+	check "runtime perf support: in the metadata" 0 "runtime_perf=python,node,java" \
+		sh -c "head -n 1 '$TMP/env.tsv' | grep -o 'runtime_perf=[^ ]*'"
+	check "runtime perf support: said once on stderr" 0 "1" \
+		grep -c 'perf support of python,node,java turned on in the command.s environment (--no-runtime-perf: off)' "$TMP/env.err"
+	env_of env PYTHONPERFSUPPORT=0 NODE_OPTIONS=--perf-prof JAVA_TOOL_OPTIONS=-Xmx1g "$P" -o "$TMP/env.tsv" --
+	check "runtime perf support: what the user set wins" 0 \
+		"PY=0|NODE=--perf-prof|JAVA=-Xmx1g -XX:+PreserveFramePointer" cat "$TMP/env.out"
+	check "runtime perf support: only what was turned on is in the metadata" 0 "runtime_perf=java" \
+		sh -c "head -n 1 '$TMP/env.tsv' | grep -o 'runtime_perf=[^ ]*'"
+	env_of "$P" --no-runtime-perf -o "$TMP/env.tsv" --
+	check "--no-runtime-perf: the environment as it was" 0 "PY=unset|NODE=unset|JAVA=unset" cat "$TMP/env.out"
+	check "--no-runtime-perf: no runtime_perf in the metadata" 1 "0" \
+		grep -c 'runtime_perf=' "$TMP/env.tsv"
+)
+
+# ---- Node: JavaScript functions named, stacks whole from the script down
+if need "node: JavaScript functions and whole stacks" node nodejs; then
+	cat >"$TMP/split.js" <<'EOF2'
+function leafA(n) { let s = 0; for (let i = 0; i < n; i++) s += i * i % 7; return s; }
+function leafB(n) { let s = 0; for (let i = 0; i < n; i++) s += i * i % 7; return s; }
+function cpuMs() { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+function split(ms) { const end = cpuMs() + ms; let t = 0; while (cpuMs() < end) { t += leafA(300000); t += leafB(100000); } return t; }
+function main() { return split(Number(process.argv[2])); }
+main();
+EOF2
+	run env -u NODE_OPTIONS "$P" --folded -o "$TMP/js.folded" -- node "$TMP/split.js" "$([ -n "$SANITIZE" ] && echo 1000 || echo 2000)"
+	if [ "$STATUS" != 0 ]; then
+		fail "node: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	else
+		awk '
+			/^#/ { next }
+			{ n = $NF }
+			/JS:[*~]?leaf[AB] / {
+				if ($0 !~ /JS:[*~]?main [^;]*split\.js:5:[0-9]+;JS:[*~]?split [^;]*split\.js:4:[0-9]+;JS:[*~]?leaf[AB] [^;]*split\.js:[12]:[0-9]+[; ]/) bad = $0
+				if ($0 ~ /leafA/) a += n; else b += n
+			}
+			END {
+				if (a + b < 200) { print "FAIL profrec-runtimes: node: leaf samples: " a + b; exit }
+				if (bad != "") print "FAIL profrec-runtimes: node: every stack of the leaves reaches main: " substr(bad, 1, 300)
+				else print "PASS profrec-runtimes: node: every stack of the leaves reaches main through split"
+				share = 100 * a / (a + b)
+				if (share < 70 || share > 80) print "FAIL profrec-runtimes: node: leafA " share "% (75 +- 5 expected)"
+				else print "PASS profrec-runtimes: node: leafA/leafB split 75/25 within 5 points"
+			}' "$TMP/js.folded"
+	fi
+fi
