@@ -816,6 +816,11 @@ fi
 hm_cells "$TMP/hm.svg" >"$TMP/hm.cells"
 hm_weights "$TMP/hm.svg" >"$TMP/hm.weights"
 check "--heatmap: one cell per second and bucket" 0 "8" sh -c "wc -l <'$TMP/hm.cells'"
+# a bucket_ms no proffold --bucket gives (300 ms: not dividing a second)
+# was taken silently: said, exit 1
+sed 's/bucket_ms=250/bucket_ms=300/' "$TMP/hm.tsv" >"$TMP/hm300.tsv"
+check_error "--heatmap: a TSV whose bucket_ms does not divide a second: said, exit 1" 1 \
+	"hm300.tsv: bucket_ms=300: not a bucket of at least 1 ms dividing one second evenly" "$F" --heatmap "$TMP/hm300.tsv"
 check "--heatmap: a path per colour, white cells not drawn, no <title> per cell" 0 "7 0" sh -c \
 	"echo \$(grep -c '^<path fill' '$TMP/hm.svg') \$(grep -c '<title>' '$TMP/hm.svg')"
 # colours by weight: sorted by weight, each fill darker (green channel strictly decreasing)

@@ -334,6 +334,10 @@ printf ' 5\n' >"$TMP/nostack.folded"
 check_error "an empty stack with a count is still malformed" 1 "nostack.folded:1: empty stack" "$F" "$TMP/nostack.folded"
 printf 'a;b 3\nno count here\na;c x\n' >"$TMP/bad.folded"
 check_error "malformed folded line" 1 "bad.folded:2: missing count" "$F" "$TMP/bad.folded"
+printf 'a;b 5\n' >"$TMP/notime.folded"
+check_error "--time-from on folded stacks (no times): said, exit 1" 1 \
+	"notime.folded: folded input has no sample times: --time-from/--time-to cannot select" \
+	"$F" --time-from 1 "$TMP/notime.folded"
 printf 'a;b 5.\na;c 3\n' >"$TMP/dot.folded"
 check_error "a count ending in a point (5.) is no count: named, exit 1" 1 "dot.folded:1: missing count" "$F" "$TMP/dot.folded"
 check "malformed folded: rest kept" 1 "a;b 3" "$F" --no-header "$TMP/bad.folded"
@@ -854,6 +858,12 @@ for b in 7ms 0 2s abc -20ms 0.5ms; do
 		"$F" --heatmap --bucket "$b" "$TMP/stripes.tsv"
 done
 check_error "--bucket needs --heatmap" 2 "--bucket needs --heatmap" "$F" --bucket 20ms "$TMP/stripes.tsv"
+# the largest bucket is the whole second, however written (one row per second)
+check_error "heatmap: --bucket 300ms (not dividing a second) is a usage error" 2 "--bucket: expected a duration" \
+	"$F" --heatmap --bucket 300ms "$TMP/stripes.tsv"
+"$F" -q --heatmap --bucket 1s "$TMP/stripes.tsv" >"$TMP/hm-1s.tsv"
+check_file "heatmap: --bucket 1000ms is 1s, the largest bucket" 0 "$TMP/hm-1s.tsv" \
+	"$F" -q --heatmap --bucket 1000ms "$TMP/stripes.tsv"
 check_error "--heatmap takes no --top" 2 "takes no --top" "$F" --heatmap --top 3 "$TMP/stripes.tsv"
 check_error "--heatmap of folded stacks: no times" 1 "no sample times" "$F" --heatmap "$TMP/one.folded"
 

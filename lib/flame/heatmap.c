@@ -70,8 +70,14 @@ static int parse_row(struct hm_rows *r, struct prof_lines *lr, char *line, size_
 	return 0;
 }
 
-/* The bucket in ns: bucket_ms of the metadata, else the finest offset step. */
-static uint64_t bucket_of(const struct hm_rows *r, const struct prof_meta *meta)
+/*
+ * The bucket in ns: bucket_ms of the metadata, else the finest offset
+ * step. A bucket_ms that is not a bucket proffold --bucket takes (one
+ * dividing a second evenly: "300" leaves a third of a bucket over) is
+ * reported and *bad set; the cells are then placed by the offset step.
+ */
+static uint64_t bucket_of(const struct hm_rows *r, const struct prof_meta *meta, const char *name,
+			  int *bad)
 {
 	const char *b = prof_meta_get(meta, "bucket_ms");
 	double ms, step = 1000;
@@ -80,6 +86,11 @@ static uint64_t bucket_of(const struct hm_rows *r, const struct prof_meta *meta)
 	if (b && !prof_parse_double(b, &ms) && ms > 0 &&
 	    prof_heatmap_bucket_ok((uint64_t)llround(ms * 1e6)) == 0)
 		return (uint64_t)llround(ms * 1e6);
+	if (b) {
+		prof_warn("%s: bucket_ms=%s: not a bucket of at least 1 ms dividing one second evenly "
+			  "(1000 the largest)", name, b);
+		*bad = 1;
+	}
 	for (i = 0; i < r->n; i++)
 		if (r->v[i].offset_ms > 0 && r->v[i].offset_ms < step)
 			step = r->v[i].offset_ms;
@@ -154,7 +165,11 @@ int prof_flame_heatmap_read_tsv(const char *path, struct prof_heatmap *hm,
 		prof_info(1, "%s: drew event %s; skipped %lu cells of other events",
 			  prof_lines_name(lr), r.event, r.other_event);
 	if (rval > -2) {
-		prof_heatmap_init(hm, bucket_of(&r, meta));
+		int bad = 0;
+
+		prof_heatmap_init(hm, bucket_of(&r, meta, prof_lines_name(lr), &bad));
+		if (bad)
+			rval = -1;	/* reported; drawn by the offsets */
 		fill_cells(hm, &r);
 		if (!prof_meta_get(meta, "event"))
 			prof_meta_set(meta, "event", r.event);

@@ -583,6 +583,15 @@ int prof_profile_read_all(const char *const *paths, size_t n,
 			continue;
 		}
 		rd.sum->format = f;
+		if (opts->time_window && f != PROF_PROFILE_PROFREC) {
+			/* every sample would pass: a window that selects nothing is no window */
+			prof_warn("%s: %s input has no sample times: --time-from/--time-to cannot "
+				  "select its samples (profrec TSV or perf script text with its "
+				  "time field has them)", prof_chunks_name(r), prof_profile_format_name(f));
+			rval = -1;
+			close_input(&rd, r);
+			continue;
+		}
 		if (prof_import_handles(f)) {
 			if (read_import(&rd, r, f))
 				rval = -1;

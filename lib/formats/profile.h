@@ -109,7 +109,8 @@ struct prof_profile_opts {
 	int counts;		/* weight 1 per sample instead of its period/weight */
 	/* Samples whose time is in [time_from_ns, time_to_ns), relative to
 	 * the first sample of the input (perf script) or as recorded
-	 * (profrec TSV's time_ns). Folded input has no times. */
+	 * (profrec TSV's time_ns). An input of another format has no times:
+	 * it is reported and left out (the read returns -1). */
 	int time_window;
 	uint64_t time_from_ns;
 	uint64_t time_to_ns;	/* UINT64_MAX: no end */
