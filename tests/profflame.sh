@@ -649,6 +649,18 @@ if [ "$STATUS" = 1 ] && ! grep -qi 'javascript\|alert\|data:text' "$TMP/stdout" 
 else
 	fail "--nameattr script refusal" "exit $STATUS: $(head -c 300 "$TMP/stderr" | tr '\n' '|')"
 fi
+# keys that make the SVG ill-formed XML (Chromium then draws nothing):
+# an undeclared prefix, the reserved xml* names, a key given twice
+printf 'a\tdata:x=1\tclass=ok\nb\txmlns=http://example.com/\nmain\tdata-k=1\tdata-k=2\n' >"$TMP/na-xml.txt"
+run "$F" --nameattr "$TMP/na-xml.txt" "$TMP/na.folded"
+if [ "$STATUS" = 1 ] && xmllint --noout "$TMP/stdout" 2>/dev/null &&
+	grep -q 'na-xml.txt:1: attribute key "data:x": a namespace prefix the SVG does not declare' "$TMP/stderr" &&
+	grep -q 'na-xml.txt:2: attribute key "xmlns": names starting with xml are reserved' "$TMP/stderr" &&
+	grep -q 'na-xml.txt:3: attribute key "data-k" given twice' "$TMP/stderr"; then
+	pass "--nameattr: keys making the SVG ill-formed refused with file:line, the SVG well-formed"
+else
+	fail "--nameattr: ill-formed keys" "exit $STATUS: $(head -c 400 "$TMP/stderr" | tr '\n' '|')"
+fi
 check_error "--diff - -: standard input cannot be both sides" 2 'cannot both be the standard input' \
 	sh -c "'$F' --diff - - <'$TMP/na.folded'"
 printf '# unit=ns\nmain;a 5\n' >"$TMP/ns.folded"

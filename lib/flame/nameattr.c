@@ -25,6 +25,20 @@ static int is_xml_name(const char *s, size_t len)
 	return 1;
 }
 
+/* Whether the attributes ' key="value"...' in g already hold key[0..klen). */
+static int has_key(const struct prof_buf *g, const char *key, size_t klen)
+{
+	const char *s = prof_buf_cstr(g);
+
+	for (const char *q = s; (q = strchr(q, ' ')) != NULL; q++) {
+		if (strncmp(q + 1, key, klen) == 0 && q[1 + klen] == '=')
+			return 1;
+		if ((q = strchr(q, '"')) == NULL || (q = strchr(q + 1, '"')) == NULL)
+			break;	/* past the value (escaped: no '"' inside) */
+	}
+	return 0;
+}
+
 /*
  * Whether an attribute could run script when the SVG is opened: event
  * handlers (on...), and links or sources whose URL scheme is
@@ -100,6 +114,22 @@ static int add_field(struct prof_flame_attrs *attrs, struct prof_buf *g, const c
 	if (runs_script(p, klen, v, vlen)) {
 		prof_input_warn(path, lineno, "attribute \"%.*s\" could run script: refused",
 				(int)klen, p);
+		return -1;
+	}
+	/*
+	 * What would make the SVG ill-formed XML, which browsers refuse to
+	 * draw at all: a prefix no xmlns declares ("a:b"), the reserved xml*
+	 * names (xmlns declares a namespace), an attribute given twice.
+	 */
+	if (memchr(p, ':', klen) || (klen >= 3 && strncasecmp(p, "xml", 3) == 0)) {
+		prof_input_warn(path, lineno, "attribute key \"%.*s\": %s (the SVG would not be drawn): "
+				"refused", (int)klen, p, memchr(p, ':', klen) ?
+				"a namespace prefix the SVG does not declare" :
+				"names starting with xml are reserved");
+		return -1;
+	}
+	if (has_key(g, p, klen)) {
+		prof_input_warn(path, lineno, "attribute key \"%.*s\" given twice: refused", (int)klen, p);
 		return -1;
 	}
 	if (klen == 5 && memcmp(p, "title", 5) == 0) {

@@ -5,7 +5,8 @@
  * lines "NAME<TAB>key=value<TAB>key=value...". "title" replaces the
  * frame's tooltip, "href" (and "target", default "_top") wraps the frame
  * in a link, any other key becomes an attribute of the frame's <g> (keys
- * must be XML names; values are escaped).
+ * must be XML names without a namespace prefix, not xml*, each once in a
+ * line, so that the SVG stays well-formed; values are escaped).
  */
 #include <stddef.h>
 #include "core/intern.h"
