@@ -223,17 +223,26 @@ static void judge_measure(const struct prof_functions *f, const double *v, size_
 {
 	const struct prof_functions_side *sb = &f->side[0], *sn = &f->side[1];
 	size_t nb = sb->runs, nn = sn->runs;
-	int same = 1, beyond;
+	int same = nb == nn, beyond;
 	double ab, an;
 
 	for (size_t r = 0; r < nb + nn; r++) {
 		double raw = v[r * stride];
 
-		same &= raw == v[0];
 		if (r < nb)
 			x[r] = normalize ? (f->wholes[r] > 0 ? raw / f->wholes[r] * 100 : 0) : raw;
 		else
 			y[r - nb] = normalize ? (f->wholes[r] > 0 ? raw / f->wholes[r] * 100 : 0) : raw;
+	}
+	/* identical amounts: the same values on both sides, run for run once sorted */
+	for (size_t r = 0; same && r < nb; r++) {
+		x[nb + r] = v[r * stride];	/* x has room for every run */
+		y[nn + r] = v[(nb + r) * stride];
+	}
+	if (same) {
+		prof_median(x + nb, nb);	/* sorts */
+		prof_median(y + nn, nn);
+		same = !memcmp(x + nb, y + nn, nb * sizeof(*x));
 	}
 	c->sigmas = c->p_value = c->ratio_lo = c->ratio_hi = NAN;
 	if (nb == 1 && nn == 1) {
@@ -462,9 +471,10 @@ static void change_text(char *buf, size_t n, const struct prof_functions *f,
 {
 	char d[48], p[48];
 
-	if (c->delta == 0 && c->verdict == PROF_CHANGE_SAME)
-		snprintf(d, sizeof(d), "0");
-	else if (f->normalized)
+	if (c->verdict == PROF_CHANGE_SAME) {
+		snprintf(buf, n, "0");	/* identical amounts */
+		return;
+	} else if (f->normalized)
 		snprintf(d, sizeof(d), "%+.2f pts", c->delta);
 	else {
 		prof_functions_amount(d + 1, sizeof(d) - 1, &f->side[0], fabs(c->delta));

@@ -523,6 +523,17 @@ static void summarize(struct runs *r, double *min, double *median, double *max)
 	*max = r->v[r->n - 1];
 }
 
+/* The same values on both sides (both sorted by summarize()). */
+static int same_runs(const struct runs *a, const struct runs *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i] != b->v[i])
+			return 0;
+	return 1;
+}
+
 /*
  * Several runs on both sides: the rank test (or with too few runs for
  * it, the spread) and the interval of the ratio decide
@@ -548,9 +559,9 @@ static void judge(struct prof_table_change *c, const struct runs *b, const struc
 	} else {
 		beyond = fabs(delta) > spread;
 	}
-	if (delta == 0)
-		c->verdict = PROF_CHANGE_SAME;
-	else if (!beyond)
+	if (same_runs(b, n))
+		c->verdict = PROF_CHANGE_SAME;		/* identical values never get a verdict */
+	else if (!beyond || delta == 0)
 		c->verdict = PROF_CHANGE_NOISE;
 	else
 		c->verdict = (delta > 0) == (c->higher_better != 0) ? PROF_CHANGE_BETTER

@@ -90,8 +90,8 @@ int prof_metric_higher_better(const char *name);
 enum prof_change_verdict {
 	PROF_CHANGE_WORSE,	/* beyond the spread, the wrong way */
 	PROF_CHANGE_BETTER,	/* beyond the spread, the right way */
-	PROF_CHANGE_NOISE,	/* changed, but within the run-to-run spread */
-	PROF_CHANGE_SAME,	/* identical medians */
+	PROF_CHANGE_NOISE,	/* changed, but within its noise */
+	PROF_CHANGE_SAME,	/* identical values (every run of both sides) */
 	PROF_CHANGE_ADDED,	/* only in the new table */
 	PROF_CHANGE_REMOVED,	/* only in the base table */
 };
