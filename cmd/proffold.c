@@ -156,6 +156,13 @@ static int write_result(struct config *c, const struct prof_stacks *t,
 	struct prof_output *o;
 	int w;
 
+	if (ncounts > 1 && (c->out_format == OUT_PPROF || c->out_format == OUT_SPEEDSCOPE)) {
+		/* either would keep the first count alone: the "after" side lost */
+		prof_warn("a differential profile (two counts per stack) has no %s form: "
+			  "write it folded, or export each side apart",
+			  c->out_format == OUT_PPROF ? "pprof" : "speedscope");
+		return 1;
+	}
 	/* pprof is gzip'd whatever the name (".pb.gz" names it, not ".gz") */
 	o = prof_output_open(c->output, PROF_OUT_ATOMIC, c->out_format == OUT_PPROF ? PROF_COMP_GZIP :
 			     c->output ? prof_compression_from_suffix(c->output) : PROF_COMP_NONE);

@@ -889,6 +889,13 @@ else
 fi
 
 # ---- pprof and speedscope export, pprof import (issue 16) ----
+# a differential profile (two counts) kept its first count alone: refused
+printf 'a;b 3 5\na;c 2 1\n' >"$TMP/two.folded"
+for x in pb.gz speedscope.json; do
+	check_error "export of a differential profile to .$x: refused, exit 1" 1 \
+		"a differential profile \(two counts per stack\) has no (pprof|speedscope) form" "$F" -o "$TMP/two.$x" "$TMP/two.folded"
+	[ -e "$TMP/two.$x" ] && fail "no .$x written for a differential profile" || pass "no .$x written for a differential profile"
+done
 # A profrec recording of two threads and two events, with sampled addresses.
 {
 	printf '# source=profrec event=cpu-clock,offcpu-time unit=ns,ns freq=1000 call_graph=fp start_time=2026-01-02T03:04:05Z\n'
