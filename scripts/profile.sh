@@ -50,7 +50,7 @@ Options:
   -q, --quiet             no summary on stderr (the recorders' lines in *.log only)
   -h, --help              this help
 
-An existing -o directory must be empty or hold an earlier run (removed first).
+An existing -o directory must be empty or hold an earlier run (its outputs are removed first).
 
 Exit status: the command's (all: the first nonzero); compare: 0, or 1 when
 --fail-above tripped or a profile is missing, empty or corrupt; 1 on
@@ -537,9 +537,10 @@ mode_compare() {
 }
 
 # prepare_output: $OUT made ready and absolute. A new or empty directory
-# is used as it is; one holding an earlier run (its run.meta) is emptied
-# first, so that no file of that run passes for one of this run; any
-# other directory is refused.
+# is used as it is; in one holding an earlier run (its run.meta) the
+# files that a run writes are removed first (by their kinds, so that the
+# files of modes added later go too), so that none of that run passes
+# for one of this run; any other directory is refused.
 prepare_output() {
 	CREATED=
 	if [ ! -e "$OUT" ]; then
@@ -557,7 +558,8 @@ prepare_output() {
 		fi
 		[ -f "$OUT/run.meta" ] ||
 			die "$OUT: not empty and not the directory of an earlier run (no run.meta): choose another -o"
-		rm -rf "$OUT"/* "$OUT"/.[!.]* "$OUT"/..?* || die "$OUT: cannot remove the earlier run"
+		(cd "$OUT" && rm -rf -- index.html run.meta memory.d ./*.folded ./*.svg ./*.tsv ./*.tsv.zst \
+			./*.log ./*.txt ./*.json) || die "$OUT: cannot remove the earlier run"
 	fi
 	OUT=$(cd "$OUT" && pwd)
 }

@@ -77,10 +77,12 @@ mkdir -p foreign
 echo mine >foreign/notes.txt
 check_error "-o a foreign non-empty directory is refused" 1 'foreign: not empty and not the directory of an earlier run' \
 	"$W" gpu -q -o foreign -- true
-run "$W" memory -q -o reuse -- sh -c 'exec ./app' 
+run "$W" memory -q -o reuse -- sh -c 'exec ./app'
+echo mine >reuse/notes.md
 run "$W" gpu -q -o reuse -- true
 if [ "$STATUS" = 0 ] && [ ! -e reuse/memory.d ] && [ ! -e reuse/memory-leak.folded ] &&
-	! grep -q '<section id="memory">' reuse/index.html && [ "$(cat foreign/notes.txt)" = mine ]; then
+	! grep -q '<section id="memory">' reuse/index.html && [ "$(cat foreign/notes.txt)" = mine ] &&
+	[ "$(cat reuse/notes.md)" = mine ]; then
 	pass "-o the directory of an earlier run: its files are removed, not shown as this run's"
 else
 	fail "reused output directory" "exit $STATUS: $(ls reuse | tr '\n' ' ')"
