@@ -750,6 +750,39 @@ if rust_shapes "Rust names demangled" "$TMP/shapes"; then
 	fi
 fi
 
+# ---- Rust inlined frames (issue 25): the HashSet's growth allocates under
+# main::count through HashSet::insert and hashbrown, all inlined into it;
+# the symbolizer found no inlined frame of Rust code (rustc leaves a
+# function's DIE inside its namespace, where libdw's dwarf_getscopes()
+# does not look), so count called hashbrown's reserve_rehash directly.
+if RUSTC=$(rustc_path); then
+	mkdir -p "$TMP/rsi"
+	cat >"$TMP/rsi/main.rs" <<'RS'
+use std::collections::HashSet;
+#[inline(never)]
+fn count(n: u64) -> usize {
+    let mut s = HashSet::new();
+    for i in 0..n { s.insert(i.wrapping_mul(2654435761) % 100000); }
+    s.len()
+}
+fn main() { println!("{}", count(std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000))); }
+RS
+	if ! (cd "$TMP/rsi" && "$RUSTC" -C opt-level=3 -C debuginfo=2 -C force-frame-pointers=yes \
+		main.rs -o main) >"$TMP/rsi/build.log" 2>&1; then
+		fail "Rust inlined frames: build" "$(head -c 300 "$TMP/rsi/build.log")"
+	else
+		run "$P" -q -r alloc -o "$TMP/rsi/out" "$TMP/rsi/main" 20000
+		if [ "$STATUS" = 0 ] &&
+			grep -q ';main::count;std::collections::hash::set::HashSet<T,S,A>::insert;hashbrown::set::HashSet<T,S,A>::insert;' "$TMP/stdout"; then
+			pass "Rust inlined frames: main::count;HashSet::insert;hashbrown ... allocates"
+		else
+			fail "Rust inlined frames" "exit $STATUS: $(grep -o 'main::count;[^ ]*' "$TMP/stdout" | head -n 2 | cut -c1-300 | tr '\n' '|')"
+		fi
+	fi
+else
+	skip "Rust inlined frames" "rustc not installed (not in PATH nor in ~/.cargo/bin)"
+fi
+
 # ---- a failure to record is exit 1, -f never passes on missing records
 # (tmpfs in a private mount namespace: 64 KiB holds no record at all;
 # 1600 KiB holds the parent's first MiB, not its fork child's)
