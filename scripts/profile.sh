@@ -369,6 +369,9 @@ mode_memory() {
 	[ -f "$1" ] || { warn "memory: profheap wrote no profile"; return; }
 	processes "$OUT/memory.d" >"$WORK/processes"
 	final=$(sed -n 's/^final //p' "$WORK/processes")
+	# Files without ppid (a profheap older than this script): the first
+	# process profheap names is the command.
+	[ -n "$final" ] || final=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
 	[ -n "$final" ] && [ -f "$OUT/memory.d/$final.timeline.tsv" ] &&
 		cp "$OUT/memory.d/$final.timeline.tsv" "$OUT/memory.timeline.tsv"
 	nprog=$(grep -c '^program ' "$WORK/processes")
