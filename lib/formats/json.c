@@ -36,8 +36,8 @@ static size_t new_value(struct parser *p, enum prof_json_type t)
 	}
 	v = &j->v[j->n];
 	memset(v, 0, sizeof(*v));
-	v->type = t;
-	v->offset = p->pos;
+	v->type = (uint8_t)t;
+	v->offset = (uint32_t)p->pos;	/* under 4 GiB: prof_json_parse() */
 	return j->n++;
 }
 
@@ -149,7 +149,7 @@ static int parse_string(struct parser *p, size_t *idx)
 		}
 	}
 	p->j->v[i].str = o + p->spos;
-	p->j->v[i].len = w - p->spos;
+	p->j->v[i].len = (uint32_t)(w - p->spos);
 	o[w++] = '\0';
 	p->spos = w;
 	p->pos = r + 1;
@@ -226,7 +226,7 @@ static int parse_container(struct parser *p, int depth)
 				return fail(p, p->pos, "expected a string key in an object");
 			if (parse_string(p, &key))
 				return -1;
-			p->j->v[key].next = key + 1;
+			p->j->v[key].next = (uint32_t)(key + 1);
 			skip_ws(p);
 			if (p->pos >= p->len || p->text[p->pos] != ':')
 				return fail(p, p->pos, "expected ':' after an object key");
@@ -286,7 +286,7 @@ static int parse_value(struct parser *p, int depth)
 	else
 		rc = fail(p, p->pos, "unexpected character (not a JSON value)");
 	if (rc == 0)
-		p->j->v[start].next = p->j->n;
+		p->j->v[start].next = (uint32_t)p->j->n;
 	return rc;
 }
 
@@ -295,6 +295,10 @@ int prof_json_parse(struct prof_json *j, const char *text, size_t len)
 	struct parser p = { j, text, len, 0, 0 };
 
 	memset(j, 0, sizeof(*j));
+	if (len >= UINT32_MAX) {	/* offsets and indices are 32-bit */
+		j->error = "document over 4 GiB";
+		return -1;
+	}
 	/* decoded strings and their NULs never outgrow the text */
 	j->strings = xmalloc(len + 1);
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)

@@ -35,14 +35,24 @@ enum prof_json_type {
 	PROF_JSON_OBJECT,
 };
 
+/*
+ * 32 bytes a value (it was 64: a speedscope file of small frame indices
+ * took 16 times its size): offsets and indices are 32-bit, the text being
+ * under 4 GiB (prof_json_parse() refuses more; readers cap documents at
+ * 1 GiB, io/chunk.h), and a value is a number or a string, never both.
+ */
 struct prof_json_value {
-	enum prof_json_type type;
-	size_t offset;		/* byte offset of its first character in the text */
-	size_t next;		/* index just past its subtree */
-	size_t count;		/* ARRAY: elements; OBJECT: members */
-	size_t len;		/* STRING: decoded length */
-	const char *str;	/* STRING: decoded, NUL-terminated */
-	long double num;	/* NUMBER */
+	uint32_t offset;	/* byte offset of its first character in the text */
+	uint32_t next;		/* index just past its subtree */
+	uint32_t count;		/* ARRAY: elements; OBJECT: members */
+	uint8_t type;		/* enum prof_json_type */
+	union {
+		long double num;	/* NUMBER */
+		struct {
+			const char *str;	/* STRING: decoded, NUL-terminated */
+			uint32_t len;		/* STRING: decoded length */
+		};
+	};
 };
 
 struct prof_json {
@@ -55,7 +65,8 @@ struct prof_json {
 };
 
 /*
- * Parse text[0..len) (text[len] need not be NUL). Returns 0, or -1 with
+ * Parse text[0..len) (text[len] need not be NUL; len under 4 GiB, else
+ * refused as "document over 4 GiB"). Returns 0, or -1 with
  * j->error and j->error_offset set. Either way prof_json_release() frees
  * what was made.
  */

@@ -191,7 +191,7 @@ static int sampled(struct ss *s, size_t prof, const char *path, long double fact
 		return -1;
 	if (weights && s->j.v[weights].count != s->j.v[samples].count) {
 		bad(s, weights, "%s.weights: %zu weights for %zu samples", path,
-		    s->j.v[weights].count, s->j.v[samples].count);
+		    (size_t)s->j.v[weights].count, (size_t)s->j.v[samples].count);
 		return -1;
 	}
 	if (weights)
