@@ -10,7 +10,8 @@ PROG=proftools-profile
 VERSION=@VERSION@
 case $VERSION in @*) VERSION=$(cat "$(dirname "$0")/../VERSION" 2>/dev/null || echo unknown) ;; esac
 SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open]
-                         [--runs n] [--unwind fp|dwarf] [--] command [arg ...]
+                         [--python | --no-python] [--runs n] [--unwind fp|dwarf]
+                         [--] command [arg ...]
        $PROG compare [-hq] [-o dir] [--fail-above pct] [--open] dir_a dir_b"
 
 usage() {
@@ -42,6 +43,10 @@ Options:
                           memory: profheap --unwind dwarf
       --unwind=fp|dwarf   frame pointers (default) or DWARF stacks (also spelt
                           --call-graph=fp|dwarf, as the recorders' hints say)
+      --python            cpu: the command's Python stacks (profrec --python), the
+                          default when the command is a CPython (python3, a
+                          pyenv shim, a script whose #! line names python)
+      --no-python         cpu: native stacks, even of a CPython
       --fail-above=PCT    compare: exit 1 when something regressed by more than PCT%
       --runs=N            cpu, offcpu (and all's): run the command N times, the
                           runs after the first in runs/K/; compare gives profcmp
@@ -60,8 +65,8 @@ EOF
 }
 
 list_options() {
-	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --open --output= --quiet --runs= \
-		--unwind=fp,dwarf
+	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --no-python --open --output= \
+		--python --quiet --runs= --unwind=fp,dwarf
 	exit 0
 }
 
@@ -245,12 +250,34 @@ dwarf_hint() {
 		warn "$1: most stacks are cut short (no frame pointers in the program): run again with --dwarf"
 }
 
+# is_cpython WORD: the command WORD runs a CPython: its name is python,
+# python3, python3.12 (pyenv's shims too), or it is a script whose #!
+# line names python.
+is_cpython() {
+	_p=$(command -v -- "$1" 2>/dev/null) || return 1
+	case ${_p##*/} in python|python[0-9]|python[0-9].[0-9]*) return 0 ;; esac
+	[ -f "$_p" ] && [ -r "$_p" ] && head -n 1 "$_p" 2>/dev/null | grep -q '^#!.*python'
+}
+
+# cpu_stacks COMMAND...: set CPU_STACKS to the stack option of profrec in
+# cpu mode: --python for a CPython (unless --no-python), else the walk.
+cpu_stacks() {
+	if [ "$PYTHON" = yes ] || { [ "$PYTHON" = auto ] && is_cpython "$1"; }; then
+		CPU_STACKS=--python
+	else
+		CPU_STACKS="--call-graph=$UNWIND"
+	fi
+}
+
 mode_cpu() {
 	REC=$OUT/cpu.samples.tsv.zst
 	say "cpu: recording $*"
+	cpu_stacks "$1"
+	[ "$CPU_STACKS" != --python ] || [ "$PYTHON" = yes ] ||
+		say "cpu: $1 runs a CPython: its Python stacks are sampled (profrec --python; --no-python: native stacks)"
 	# Not -q: profrec's summary, notes and warnings (stacks cut short,
 	# records lost) go to cpu.log, and to the user unless -q.
-	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" --call-graph "$UNWIND" -o "$REC" -- "$@"
+	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" "$CPU_STACKS" -o "$REC" -- "$@"
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
@@ -425,8 +452,12 @@ more_runs() {
 	while [ "$_k" -le "$RUNS" ]; do
 		mkdir -p "$OUT/runs/$_k" || die "cannot create $OUT/runs/$_k"
 		say "$_m: run $_k of $RUNS"
-		set -- -F "$FREQ" --call-graph "$UNWIND" -o "$WORK/run.tsv.zst" -- "$@"
-		[ "$_m" = cpu ] || set -- -e cpu-clock --off-cpu "$@"
+		cpu_stacks "$1"
+		if [ "$_m" = cpu ]; then
+			set -- -F "$FREQ" "$CPU_STACKS" -o "$WORK/run.tsv.zst" -- "$@"
+		else
+			set -- -F "$FREQ" --call-graph "$UNWIND" -e cpu-clock --off-cpu -o "$WORK/run.tsv.zst" -- "$@"
+		fi
 		run_tee "$OUT/runs/$_k/$_m.log" profrec "$(tool profrec)" "$@"
 		if [ "$_m" = cpu ]; then
 			"$(tool proffold)" -q -o "$OUT/runs/$_k/cpu.folded" "$WORK/run.tsv.zst"
@@ -576,7 +607,7 @@ esac
 MODE=$1
 shift
 case $MODE in cpu|offcpu|memory|gpu|all|compare) ;; *) usage "unknown mode '$MODE'" ;; esac
-OUT= FREQ=999 UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE= RUNS=1
+OUT= FREQ=999 UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE= RUNS=1 PYTHON=auto
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || usage "-o needs a directory"; OUT=$2; shift ;;
@@ -587,6 +618,8 @@ while [ $# -gt 0 ]; do
 	--unwind=*|--call-graph=*) UNWIND=${1#*=} ;;
 	--unwind|--call-graph) [ $# -ge 2 ] || usage "$1 needs fp or dwarf"; UNWIND=$2; shift ;;
 	--open) OPEN=1 ;;
+	--python) PYTHON=yes ;;
+	--no-python) PYTHON=no ;;
 	--fail-above=*) FAIL_ABOVE=${1#*=} ;;
 	--fail-above) [ $# -ge 2 ] || usage "--fail-above needs a percentage"; FAIL_ABOVE=$2; shift ;;
 	--runs=*) RUNS=${1#*=} ;;

@@ -449,6 +449,8 @@ int prof_recorder_complete(struct prof_recorder *r, double duration,
 	double secs;
 
 	status = prof_recorder_run(r, duration, stop);
+	prof_runtime_perf_cleanup(r->opt.runtime_perf,
+				  (double)time(NULL) - (double)(prof_now_ns() - r->start_ns) / 1e9);
 	if (out && prof_output_broken_pipe(out)) {
 		/* "profrec ... | head": end as a writer does when its reader left. */
 		prof_output_abort(out);

@@ -234,7 +234,7 @@ int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta);
 
 /*
  * A whole recording after prof_recorder_begin() and the command's start:
- * prof_recorder_run(), then, when the output's reader went away, the
+ * prof_recorder_run(), the V8 logs of runtimes.h removed, then, when the output's reader went away, the
  * output dropped and SIGPIPE raised with its default action (as a writer
  * into "| head" ends); else prof_recorder_finish() (folded: meta's line
  * unless NULL), out closed (NULL: a rotation), and prof_recorder_report()

@@ -1,9 +1,14 @@
 /*
  * Runtimes' perf support in a command's environment (runtimes.h).
  */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "record/runtimes.h"
@@ -39,4 +44,30 @@ const char *prof_runtime_perf_enable(void)
 		strcat(names, names[0] ? ",java" : "java");
 	}
 	return names[0] ? names : NULL;
+}
+
+int prof_runtime_perf_cleanup(const char *names, double started)
+{
+	DIR *d;
+	struct dirent *e;
+	int removed = 0;
+
+	if (!names || !strstr(names, "node") || !(d = opendir(".")))
+		return 0;
+	while ((e = readdir(d))) {
+		unsigned long long addr;
+		int pid, end = 0;
+		struct stat st;
+
+		if (sscanf(e->d_name, "isolate-0x%llx-%d-v8.log%n", &addr, &pid, &end) != 2 ||
+		    e->d_name[end] || pid <= 0 || lstat(e->d_name, &st) != 0 ||
+		    !S_ISREG(st.st_mode) || (double)st.st_ctime + 1 < started)
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)	/* its node still runs */
+			continue;
+		if (unlink(e->d_name) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
 }

@@ -32,6 +32,16 @@
  */
 const char *prof_runtime_perf_enable(void);
 
+/*
+ * Node's perf options also make V8 write its log, isolate-0xADDR-PID-v8.log,
+ * into the working directory (Node allows no --logfile in NODE_OPTIONS).
+ * After a recording that turned node's support on (names holds "node"),
+ * remove those logs of the working directory that appeared since
+ * started (CLOCK_REALTIME seconds) and whose process is gone: the ones the
+ * command's node processes wrote because of profrec. Returns how many.
+ */
+int prof_runtime_perf_cleanup(const char *names, double started);
+
 /* The one line saying what was turned on and how to keep it off. */
 #define PROF_RUNTIME_PERF_NOTE \
 	"perf support of %s turned on in the command's environment (--no-runtime-perf: off)"
