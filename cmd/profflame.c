@@ -53,6 +53,9 @@ static const char help_text[] =
 	"      --minwidth PX|PCT% omit frames narrower than PX pixels or PCT% of the\n"
 	"                         total (default 0.1)\n"
 	"      --max-depth N      draw at most N frames deep (default 2000)\n"
+	"      --compact-width PX frames narrower than PX pixels (default 1) go in a\n"
+	"                         compact table that the script draws, not in the markup;\n"
+	"                         0: every frame an element, as flamegraph.pl\n"
 	"      --fonttype FONT    font family (default Verdana)\n"
 	"      --fontsize PX      font size (default 12)\n"
 	"      --fontwidth R      average glyph width / font size (default 0.59)\n"
@@ -90,13 +93,14 @@ static const char help_text[] =
 	"      --bucket DUR       a recording's heat map bucket, dividing 1s (default 20ms)\n"
 	"  -h, --help             this help\n"
 	"\n"
-	"In the graph: click to zoom, Reset Zoom to go back, Ctrl-F to search by\n"
-	"regular expression (\"ic\" toggles case), zoom and search are kept in the URL.\n"
+	"In the graph: click to zoom, Reset Zoom to go back, the search field (Ctrl-F)\n"
+	"takes a regular expression (\"ic\" toggles case), zoom and search are kept in\n"
+	"the URL.\n"
 	PROF_MAX_LINE_HELP
 	"Exit status: 0 ok, 1 failure or bad input lines (the rest drawn), 2 usage error.\n";
 
 enum {
-	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_BUCKET, OPT_COLORS, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
+	OPT_BASE = 0x100, OPT_BGCOLORS, OPT_BUCKET, OPT_COLORS, OPT_COMPACT, OPT_COUNTNAME, OPT_CP, OPT_DIFF,
 	OPT_ENCODING, OPT_FACTOR, OPT_FLAMECHART, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH, OPT_FORMAT,
 	OPT_HASH, OPT_HEATMAP, OPT_HEIGHT, OPT_HOTCOLD, OPT_INVERTED, OPT_MAXDEPTH, OPT_MINWIDTH, OPT_NAMEATTR,
 	OPT_NAMETYPE, OPT_NEGATE, OPT_NOTES, OPT_PALFILE, OPT_RANDOM, OPT_REVERSE, OPT_SUBTITLE,
@@ -108,6 +112,7 @@ static const struct option longopts[] = {
 	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
 	{ "bucket", required_argument, NULL, OPT_BUCKET },
 	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "compact-width", required_argument, NULL, OPT_COMPACT },
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
 	{ "cp", no_argument, NULL, OPT_CP },
 	{ "diff", no_argument, NULL, OPT_DIFF },
@@ -159,35 +164,6 @@ static int ends_with_ci(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
-/*
- * Read the operands (two with --diff: BEFORE AFTER; --hot-cold's) into t;
- * *diff says whether t is differential. Returns as prof_flame_read_profiles().
- */
-static int read_inputs(int argc, char **argv, int diff_files, struct prof_stacks *t,
-		       struct prof_meta *meta, struct prof_flame_seq *seq,
-		       struct prof_flame_opts *o, int *diff)
-{
-	int r, ncounts = 2;
-
-	if (o->hotcold) {
-		r = prof_flame_read_hotcold((const char *const *)argv, (size_t)argc, t, meta);
-		if (argc == 2) {
-			o->diff_before = argv[0];
-			o->diff_after = argv[1];
-		}
-		ncounts = 1;
-	} else if (diff_files && argc == 2) {
-		r = prof_flame_read_diff(argv[0], argv[1], t, meta);
-		o->diff_before = argv[0];
-		o->diff_after = argv[1];
-	} else {
-		r = prof_flame_read_profiles((const char *const *)argv, (size_t)argc, t, meta, seq,
-					     &ncounts);
-	}
-	*diff = ncounts == 2;
-	return r;
 }
 
 int main(int argc, char **argv)
@@ -253,6 +229,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FACTOR:
 			o.factor = positive("factor", optarg);
+			break;
+		case OPT_COMPACT:
+			if (prof_parse_double(optarg, &o.compactwidth) || !(o.compactwidth >= 0))
+				prof_usage_error(synopsis, "--compact-width: expected pixels >= 0, got \"%s\"",
+						 optarg);
 			break;
 		case OPT_FLAMECHART:
 			o.flamechart = 1;
@@ -398,7 +379,8 @@ int main(int argc, char **argv)
 		palfile = "palette.map";
 
 	prof_stacks_init(&t, 2);
-	r = read_inputs(argc, argv, diff_files, &t, &meta, seqp, &o, &diff);
+	r = prof_flame_read_inputs((const char *const *)argv, (size_t)argc, diff_files, &t, &meta,
+				   seqp, &o, &diff);
 	if (r)
 		rval = 1;
 	/* an input missing: whatever the others hold would be a wrong picture */

@@ -114,7 +114,7 @@ if [ -n "$CORPUS" ] && [ -n "$FG" ] && [ -f "$FG/flamegraph.pl" ] && command -v 
 		for f in perf-fp perf-dwarf; do
 			name="same frames, positions and colours as flamegraph.pl: $f $opts"
 			# shellcheck disable=SC2086
-			"$F" --width 1200 $opts "$CORPUS/$f.folded" >"$TMP/ours.svg" 2>/dev/null
+			"$F" --width 1200 --compact-width 0 $opts "$CORPUS/$f.folded" >"$TMP/ours.svg" 2>/dev/null
 			# shellcheck disable=SC2086
 			perl "$FG/flamegraph.pl" $opts "$CORPUS/$f.folded" >"$TMP/ref.svg" 2>/dev/null
 			extract "$TMP/ours.svg" >"$TMP/ours.txt"
@@ -140,7 +140,7 @@ if [ -n "$CORPUS" ] && [ -n "$FG" ] && [ -f "$FG/flamegraph.pl" ] && command -v 
 	for opts in "" "--negate"; do
 		name="differential same as flamegraph.pl $opts"
 		# shellcheck disable=SC2086
-		"$F" --width 1200 $opts "$TMP/pl-diff.folded" | extract /dev/stdin >"$TMP/ours.txt"
+		"$F" --width 1200 --compact-width 0 $opts "$TMP/pl-diff.folded" | extract /dev/stdin >"$TMP/ours.txt"
 		# shellcheck disable=SC2086
 		perl "$FG/flamegraph.pl" $opts "$TMP/pl-diff.folded" 2>/dev/null | extract /dev/stdin >"$TMP/ref.txt"
 		paste -d '|' "$TMP/ours.txt" "$TMP/ref.txt" | awk -F'|' '
@@ -444,7 +444,7 @@ CHROMIUM=
 for c in chromium chromium-browser google-chrome; do
 	command -v "$c" >/dev/null 2>&1 && { CHROMIUM=$c; break; }
 done
-# browser_run PAGE JS RESULT: PAGE (HTML, or an SVG document: *.svg) with
+# browser_run PAGE JS RESULT [#HASH]: PAGE (HTML, or an SVG document: *.svg) with
 # the harness JS appended, opened in headless chromium; what the harness
 # put in <pre id="result"> (an SVG: <text id="result">) goes to RESULT
 # (empty when the page did not run: see $TMP/chromium.err)
@@ -458,7 +458,7 @@ browser_run() {
 	esac
 	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
-		--dump-dom "file://$TMP/harness.${1##*.}" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+		--dump-dom "file://$TMP/harness.${1##*.}${4:-}" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
 	sed -n '/<\(pre\|text\) id="result">/,/<\/\(pre\|text\)>/p' "$TMP/dom.html" |
 		sed 's/.*<\(pre\|text\) id="result">//; s/<\/\(pre\|text\)>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$3"
 }
@@ -635,6 +635,82 @@ JS
 		pass "browser: screenshot: a term typed into the search field paints its matches"
 	else
 		fail "browser: screenshot of a search typed into the field" "10 frames of magenta expected: $px"
+	fi
+fi
+
+# ---- compact frames (issue 24): narrow frames in a table, drawn by the script ----
+# 300 frames of 0.22 px under "coldgroup" (and their leaves), beside wide ones
+awk 'BEGIN { print "main;hot 5000"; print "main;coldgroup;cold_x;deep 30"
+	for (i = 0; i < 300; i++) print "main;coldgroup;cold_" i ";leaf_" i " 1" }' >"$TMP/narrow.folded"
+"$F" --width 1200 "$TMP/narrow.folded" >"$TMP/compact.svg"
+"$F" --width 1200 --compact-width 0 "$TMP/narrow.folded" >"$TMP/full.svg"
+check "compact: frames under a pixel are not elements (6 of 606)" 0 "6 606" \
+	sh -c "echo \$(grep -c '^<g><title>' '$TMP/compact.svg') \$(grep -c '^<g><title>' '$TMP/full.svg')"
+check "compact: the graph is under a third of the size" 0 "" \
+	sh -c "[ \$((\$(wc -c <'$TMP/compact.svg') * 3)) -lt \$(wc -c <'$TMP/full.svg') ] || echo bigger"
+check "compact: --compact-width 2 leaves coldgroup (73 px) an element" 0 "6" \
+	sh -c "'$F' --width 1200 --compact-width 2 '$TMP/narrow.folded' | grep -c '^<g><title>'"
+check_error "usage: --compact-width below 0" 2 "--compact-width: expected pixels" "$F" --compact-width -1 "$TMP/narrow.folded"
+if [ -n "$CHROMIUM" ] && [ -z "$SANITIZE" ]; then
+	cat >"$TMP/compact.js" <<'JS'
+(function () {
+  var out = [], fr = document.getElementById("frames");
+  function find(n) {
+    for (var i = 0; i < fr.children.length; i++) {
+      var t = fr.children[i].querySelector("title");
+      if (t && t.textContent.indexOf(n + " (") === 0) return fr.children[i];
+    }
+    return null;
+  }
+  function click(g) { g.querySelector("rect").dispatchEvent(new MouseEvent("click", { bubbles: true })); }
+  function type(s) { var f = document.querySelector("#searchbox input"); f.value = s; f.dispatchEvent(new Event("input", { bubbles: true })); }
+  try {
+    if (location.hash) {
+      out.push("loaded-zoom=" + find("leaf_7").querySelector("rect").getAttribute("width") + "," +
+        find("hot").classList.contains("hide"));
+    } else {
+      out.push("slivers=" + (document.querySelectorAll("#grass path").length > 0));
+      type("^cold_");
+      out.push("matched=" + document.getElementById("matched").textContent);
+      out.push("sliver-hit=" + (document.querySelector('#grass path[fill="rgb(230,0,230)"]') !== null));
+      type("");
+      click(find("coldgroup"));
+      var c7 = find("cold_7");
+      out.push("cold7=" + (c7 ? c7.querySelector("title").textContent + " " + c7.querySelector("rect").getAttribute("width") +
+        " " + c7.querySelector("rect").getAttribute("fill") : "none"));
+      click(c7);
+      out.push("leaf7=" + find("leaf_7").querySelector("rect").getAttribute("width"));
+      out.push("hash=" + location.hash);
+    }
+  } catch (e) { out.push("error=" + e); }
+  var t = document.createElementNS("http://www.w3.org/2000/svg", "text");
+  t.id = "result"; t.textContent = out.join("\n"); document.documentElement.appendChild(t);
+})();
+JS
+	browser_run "$TMP/full.svg" "$TMP/compact.js" "$TMP/full.result"
+	browser_run "$TMP/compact.svg" "$TMP/compact.js" "$TMP/compact.result"
+	if [ ! -s "$TMP/compact.result" ] || [ ! -s "$TMP/full.result" ]; then
+		skip "browser: compact" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		cgot() { grep "^$1=" "$TMP/compact.result" | sed "s/^$1=//"; }
+		fgot() { grep "^$1=" "$TMP/full.result" | sed "s/^$1=//"; }
+		check "browser: compact: the harness ran" 0 "" cgot error
+		check "browser: compact: narrow frames drawn as slivers" 0 "true" cgot slivers
+		check "browser: compact: search counts them (as with every frame an element)" 0 "Matched: 6.2% Matched: 6.2%" \
+			sh -c "echo \$(grep '^matched=' '$TMP/compact.result' '$TMP/full.result' | sed 's/.*matched=//')"
+		check "browser: compact: and highlights their slivers" 0 "true" cgot sliver-hit
+		check "browser: compact: zoomed in, a narrow frame is a frame, as with every frame an element" 0 "$(fgot cold7)" cgot cold7
+		check "browser: compact: it zooms in turn" 0 "1180" cgot leaf7
+		hash=$(cgot hash)
+		browser_run "$TMP/compact.svg" "$TMP/compact.js" "$TMP/compact.result" "$hash"
+		check "browser: compact: the URL ($hash) opens the view zoomed into it" 0 "1180,true" cgot loaded-zoom
+		a=$(browser_shot "$TMP/compact.svg" 1200,200 | sed -n 's/.* warm=\([0-9]*\) .*/\1/p')
+		b=$(browser_shot "$TMP/full.svg" 1200,200 | sed -n 's/.* warm=\([0-9]*\) .*/\1/p')
+		if [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt 0 ] && [ $((a * 100 / b)) -ge 97 ] && [ $((a * 100 / b)) -le 103 ]; then
+			pass "browser: compact: a screenshot shows the same graph (frame pixels $a, all elements $b)"
+		else
+			fail "browser: compact: screenshot" "frame pixels $a, with every frame an element $b"
+		fi
 	fi
 fi
 

@@ -192,28 +192,6 @@ void prof_json_escape(struct prof_buf *out, const char *s, size_t len)
 	escape_with(out, s, len, "\"\\<", json_char);
 }
 
-void prof_base64(struct prof_buf *out, const void *p, size_t len)
-{
-	static const char digits[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *s = p;
-	char quad[4];
-
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned long v = (unsigned long)s[i] << 16;
-
-		if (i + 1 < len)
-			v |= (unsigned long)s[i + 1] << 8;
-		if (i + 2 < len)
-			v |= s[i + 2];
-		quad[0] = digits[v >> 18 & 63];
-		quad[1] = digits[v >> 12 & 63];
-		quad[2] = i + 1 < len ? digits[v >> 6 & 63] : '=';
-		quad[3] = i + 2 < len ? digits[v & 63] : '=';
-		prof_buf_add(out, quad, 4);
-	}
-}
-
 void prof_tsv_text(struct prof_buf *out, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {

@@ -28,12 +28,6 @@ void prof_json_escape(struct prof_buf *out, const char *s, size_t len);
 void prof_tsv_text(struct prof_buf *out, const char *s, size_t len);
 
 /*
- * Append p[0..len) in base64 (RFC 4648, with padding, no line breaks):
- * for data: URLs, which carry any bytes through HTML unchanged.
- */
-void prof_base64(struct prof_buf *out, const void *p, size_t len);
-
-/*
  * Length of the valid UTF-8 sequence starting at s (1..4), or 0 if the
  * bytes at s do not start a valid sequence within len bytes.
  */

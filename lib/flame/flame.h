@@ -8,6 +8,7 @@
  *   flame.h      this overview and the pipeline below
  *   stacks.c     the stacks drawn: reading them, a flame chart's input
  *                order (prof_flame_seq), rewrites through core/transform.h
+ *   inputs.c     a tool's operands: profiles, a --diff or --hot-cold pair
  *   differential.c  two-count input: two profiles in one table,
  *                normalising, the legend
  *   hotcold.c    hot/cold input: on-CPU and off-CPU time in one table,
@@ -15,7 +16,9 @@
  *   heatmap.h    the subsecond heat map (FlameScope) drawn: heatmap.c
  *   layout.c     stacks -> frames (x = cumulative weight, depth)
  *   svg.c        frames -> SVG/HTML markup; svg_format.c its numbers
- *                and strings; script.c the embedded script
+ *                and strings; script.c the embedded script; compact.c
+ *                the frames narrower than --compact-width, a table in
+ *                the script's constants rather than elements
  *   palette.h    colours (flamegraph.pl's palettes, value for value)
  *   palmap.h     the consistent palette file (--cp)
  *   nameattr.h   per-function attributes (--nameattr)
@@ -144,6 +147,20 @@ int prof_flame_normalize(struct prof_stacks *t, struct prof_flame_seq *seq);
 int prof_flame_read_hotcold(const char *const *paths, size_t n, struct prof_stacks *t,
 			    struct prof_meta *meta);
 
+struct prof_flame_opts;
+
+/*
+ * Read a tool's operands paths[0..n) into t as o asks: with o->hotcold
+ * through prof_flame_read_hotcold(), with diff_files (--diff) and two
+ * paths through prof_flame_read_diff() (then, and for a hot/cold pair,
+ * o->diff_before and o->diff_after name them for the legend), else
+ * through prof_flame_read_profiles() (seq as there). *diff says whether
+ * t is differential. Returns as prof_flame_read_profiles() (inputs.c).
+ */
+int prof_flame_read_inputs(const char *const *paths, size_t n, int diff_files,
+			   struct prof_stacks *t, struct prof_meta *meta, struct prof_flame_seq *seq,
+			   struct prof_flame_opts *o, int *diff);
+
 /* ---- layout (layout.c) -------------------------------------------------- */
 
 /* Rendering options; prof_flame_opts_init() sets flamegraph.pl's defaults. */
@@ -156,6 +173,7 @@ struct prof_flame_opts {
 	double fontwidth;	/* 0.59, average glyph width / fontsize */
 	const char *fonttype;	/* "Verdana" (prof_flame_font_ok() by the caller) */
 	double minwidth;	/* 0.1 */
+	double compactwidth;	/* 1: narrower frames in the compact table (0: none) */
 	int minwidth_pct;	/* minwidth is a percentage of the total */
 	const char *countname;	/* "samples" */
 	const char *nametype;	/* "Function:" */

@@ -23,6 +23,13 @@
  */
 int prof_flame_compare_names(const void *a, const void *b, void *ctx);
 
+/* A frame written in the compact table (compact.c), not as an element. */
+struct prof_flame_compact {
+	size_t node;		/* index in g->nodes */
+	long long h1, h2;	/* x and x + width in hundredths of a pixel */
+	uint32_t fill;
+};
+
 /* The state of one prof_flame_write() (svg.c), shared with the legend. */
 struct prof_flame_writer {
 	const struct prof_flame_graph *g;
@@ -39,7 +46,23 @@ struct prof_flame_writer {
 	 */
 	double width, height, wpt, ypad1, ypad2, ypad3, ylegend;
 	int r;			/* 0, or -1 after a write error */
+	struct prof_flame_compact *compact;	/* frames in the compact table */
+	size_t ncompact, capcompact;
 };
+
+/*
+ * The compact table (compact.c): whether frame n, pxwidth pixels wide
+ * (at the reference width), named name, goes in it rather than being an
+ * element (narrower than o->compactwidth, not the root, not in a hot/cold
+ * graph, no --nameattr attributes); adding it with its x range in
+ * hundredths of a pixel and its colour; and writing the table as the
+ * script's constants (", kw: ..., k: {...}"; nothing if it is empty).
+ */
+int prof_flame_compact_wanted(const struct prof_flame_writer *w, const struct prof_flame_node *n,
+			      double pxwidth, const char *name, size_t len);
+void prof_flame_compact_add(struct prof_flame_writer *w, const struct prof_flame_node *n,
+			    long long h1, long long h2, uint32_t fill);
+void prof_flame_compact_write(struct prof_flame_writer *w);
 
 /* The differential legend at baseline y (differential.c). */
 void prof_flame_write_legend(struct prof_flame_writer *w, double y);
@@ -115,7 +138,7 @@ uint32_t prof_flame_heatmap_color(double f);
 /* A weight as a tooltip says it: "%.2f ms" for unit ns, else the count and unit (escaped). */
 void prof_flame_heatmap_add_weight(struct prof_buf *b, double v, const char *unit);
 
-/* Whether white labels read better than black ones on fill 0xRRGGBB (svg.c). */
+/* Whether white labels read better than black ones on fill 0xRRGGBB (palette.c). */
 int prof_flame_dark(uint32_t rgb);
 
 /*

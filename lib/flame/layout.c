@@ -19,6 +19,7 @@ void prof_flame_opts_init(struct prof_flame_opts *o)
 	o->fontwidth = 0.59;
 	o->fonttype = "Verdana";
 	o->minwidth = 0.1;
+	o->compactwidth = 1;
 	o->countname = "samples";
 	o->nametype = "Function:";
 	o->palette = PROF_PAL_HOT;

@@ -380,3 +380,24 @@ size_t prof_flame_deannotate(const char *name, size_t len)
 		return len - 4;
 	return len;
 }
+
+/* sRGB component c (0..255) in linear light. */
+static double linear(uint32_t c)
+{
+	double v = c / 255.0;
+
+	return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+/*
+ * Whether white text reads better than black on fill 0xRRGGBB: the WCAG
+ * contrast ratio against white beats the one against black when the
+ * relative luminance is below 0.179.
+ */
+int prof_flame_dark(uint32_t rgb)
+{
+	double l = 0.2126 * linear(rgb >> 16) + 0.7152 * linear((rgb >> 8) & 0xff) +
+		   0.0722 * linear(rgb & 0xff);
+
+	return l < 0.179;
+}

@@ -57,27 +57,6 @@ static uint32_t frame_color(struct prof_flame_writer *w, const struct prof_flame
 	return w->colors[n->frame];
 }
 
-/* sRGB component c (0..255) in linear light. */
-static double linear(uint32_t c)
-{
-	double v = c / 255.0;
-
-	return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
-}
-
-/*
- * Whether white text reads better than black on fill 0xRRGGBB: the WCAG
- * contrast ratio against white beats the one against black when the
- * relative luminance is below 0.179.
- */
-int prof_flame_dark(uint32_t rgb)
-{
-	double l = 0.2126 * linear(rgb >> 16) + 0.7152 * linear((rgb >> 8) & 0xff) +
-		   0.0722 * linear(rgb & 0xff);
-
-	return l < 0.179;
-}
-
 static void write_info(struct prof_flame_writer *w, const struct prof_flame_node *n,
 		       const char *name, size_t len)
 {
@@ -201,8 +180,12 @@ static void write_frame(struct prof_flame_writer *w, const struct prof_flame_nod
 	else
 		y1 = w->height - w->ylegend - w->ypad2 - (n->depth + 1) * o->frameheight +
 		     PROF_FLAME_FRAMEPAD;
-	a = write_frame_open(w, n, name, len);
 	fill = frame_color(w, n, name, len);
+	if (prof_flame_compact_wanted(w, n, x2 - x1, name, len)) {
+		prof_flame_compact_add(w, n, h1, h2, fill);
+		return;
+	}
+	a = write_frame_open(w, n, name, len);
 	prof_buf_addstr(b, "<rect x=\"");
 	prof_flame_add_hundredths(b, h1);
 	prof_buf_addstr(b, "\" y=\"");
@@ -346,6 +329,7 @@ static void write_tail(struct prof_flame_writer *w)
 	prof_flame_add_js_string(b, o->nametype);
 	prof_buf_addstr(b, ", unit: ");
 	prof_flame_add_js_string(b, o->countname);
+	prof_flame_compact_write(w);
 	prof_buf_addstr(b, "};\n");
 	prof_buf_addstr(b, prof_flame_script);
 	prof_buf_addstr(b, "profFlame(document.getElementById(\"frames\"), C);\n]]></script>\n</svg>\n");
@@ -387,6 +371,7 @@ int prof_flame_write(const struct prof_flame_graph *g, const struct prof_stacks 
 	flush_some(&w, 1);
 	prof_buf_release(&w.b);
 	free(w.colors);
+	free(w.compact);
 	return w.r;
 }
 

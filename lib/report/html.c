@@ -185,21 +185,46 @@ static int svg_height(const char *svg, size_t len)
 	return h ? atoi(h + 9) : 0;
 }
 
+/*
+ * s[0..len) as the inside of a single-quoted attribute: only & and '
+ * escaped (an SVG's attributes are in double quotes: they stay as they are).
+ */
+static void attr_raw(struct prof_output *o, const char *s, size_t len)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '&' && s[i] != '\'')
+			continue;
+		prof_output_write(o, s + from, i - from);
+		prof_output_puts(o, s[i] == '&' ? "&amp;" : "&#39;");
+		from = i + 1;
+	}
+	prof_output_write(o, s + from, len - from);
+}
+
 void prof_html_svg_frame(struct prof_output *o, const char *title, const char *svg, size_t len)
 {
-	struct prof_buf b = PROF_BUF_INIT;
 	int height = svg_height(svg, len);
+	const char *root = memmem(svg, len, "<svg", 4);
 
 	/*
-	 * A data: URL keeps the SVG an XML document (srcdoc would parse it
-	 * as HTML) with its own script in its own, opaque, origin.
+	 * The SVG in an HTML document of its own (srcdoc), its script in its
+	 * own, opaque, origin. Not a data: URL: Chromium loads none longer
+	 * than 2 MiB (its URL length limit), and a deep profile's graph is
+	 * more (issue 24: the CPU section of a PyTorch run was an empty box).
+	 * profflame's graphs work parsed as HTML (its --format html is that).
 	 */
+	if (root) {
+		len -= (size_t)(root - svg);	/* the <?xml ...?> prolog means nothing in HTML */
+		svg = root;
+	}
 	prof_output_puts(o, "<iframe title=\"");
 	text(o, title);
-	prof_output_printf(o, "\" height=\"%d\" sandbox=\"allow-scripts\" "
-			   "src=\"data:image/svg+xml;base64,", height > 0 ? height + 24 : 600);
-	prof_base64(&b, svg, len);
-	prof_output_write(o, b.data, b.len);
-	prof_buf_release(&b);
-	prof_output_puts(o, "\"></iframe>\n");
+	prof_output_printf(o, "\" height=\"%d\" sandbox=\"allow-scripts\" srcdoc='", height > 0 ? height + 24 : 600);
+	/* its own tags as entities: the page keeps one literal <body> */
+	prof_output_puts(o, "&lt;!DOCTYPE html>&lt;html>&lt;head>&lt;meta charset=\"utf-8\">"
+			    "&lt;style>html,body{margin:0}svg{display:block}&lt;/style>&lt;/head>&lt;body>");
+	attr_raw(o, svg, len);
+	prof_output_puts(o, "&lt;/body>&lt;/html>'></iframe>\n");
 }

@@ -430,6 +430,68 @@ int main(void)
 		free(after);
 		free(two);
 	}
+	TEST("reading a tool's operands: profiles, a --diff pair (named for the legend)") {
+		char *before = unit_temp_file("a;b 10\n");
+		char *after = unit_temp_file("a;b 20\nd 5\n");
+		const char *paths[2] = { before, after };
+		struct prof_flame_opts fo;
+		struct prof_stacks t;
+		struct prof_meta meta = PROF_META_INIT;
+		int diff = -1;
+		char *got;
+
+		prof_flame_opts_init(&fo);
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_inputs(paths, 2, 0, &t, &meta, NULL, &fo, &diff) == 0);
+		CHECK(diff == 0 && fo.diff_before == NULL);
+		got = dump(&t);
+		CHECK_STR(got, "a;b 30 0\nd 5 0\n");
+		free(got);
+		prof_stacks_release(&t);
+		prof_stacks_init(&t, 2);
+		CHECK(prof_flame_read_inputs(paths, 2, 1, &t, &meta, NULL, &fo, &diff) == 0);
+		CHECK(diff == 1 && fo.diff_before == before && fo.diff_after == after);
+		got = dump(&t);
+		CHECK_STR(got, "a;b 10 20\nd 0 5\n");
+		free(got);
+		prof_stacks_release(&t);
+		prof_meta_release(&meta);
+		unlink(before);
+		unlink(after);
+		free(before);
+		free(after);
+	}
+	TEST("writing: frames under --compact-width go in the script's table, not the markup") {
+		char svg[] = "/tmp/test_flame_svg.XXXXXX";
+		struct prof_stacks t;
+		struct prof_folded_stats st;
+		struct prof_flame_graph g;
+		struct prof_flame_opts p = o;
+		size_t read_len;
+		char *out;
+		int fd = mkstemp(svg);
+
+		close(fd);
+		/* b: 1180 / 2001 = 0.59 px, from x 1189.41 */
+		load(&t, "a 2000\nb 1\n", NULL, &st);
+		CHECK(prof_flame_layout(&g, &t, NULL, 0, &p) == 0);
+		CHECK(prof_flame_write_file(&g, &t, &p, svg, NULL, NULL) == 0);
+		out = prof_read_file(svg, &read_len);
+		CHECK(out && strstr(out, "<title>a (2,000 samples") && !strstr(out, "<title>b ("));
+		/* depth 1 (B), 1 frame (B), x 118941 zigzagged (237882: 7 8 9 26 in
+		 * base 32: nopa), width 59 (1 27: hb), name 0 (A), count 1 (B) */
+		CHECK(out && strstr(out, ", kw: 1, rh: 15, tot: 2001, k: {s: \"BBnopahbAB\", n: [\"b\"], c: [\"#"));
+		CHECK(out && strstr(out, "\"], nc: \"A\", pn: false, diff: false}"));
+		free(out);
+		p.compactwidth = 0;
+		CHECK(prof_flame_write_file(&g, &t, &p, svg, NULL, NULL) == 0);
+		out = prof_read_file(svg, &read_len);
+		CHECK(out && strstr(out, "<title>b (1 samples, 0.05%)</title>") && !strstr(out, "k: {"));
+		free(out);
+		prof_flame_graph_release(&g);
+		prof_stacks_release(&t);
+		unlink(svg);
+	}
 	TEST("writing: tooltips, geometry, consistent palette and name attributes") {
 		char *pal = unit_temp_file("b->rgb(1,2,3)\n");
 		char *attrs = unit_temp_file("a\thref=https://x/?a&b\tclass=k\n");
