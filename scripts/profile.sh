@@ -210,10 +210,15 @@ spawn() {
 	CHILD=
 }
 
+# now: seconds since the epoch, to the nanosecond where date(1) can
+now() {
+	case $(date +%N) in *N*) date +%s ;; *) date +%s.%N ;; esac
+}
+
 # run_tee LOG PREFIX CMD...: run CMD with its stderr shown and the lines
 # starting with "PREFIX:" (the tool's summary, notes and warnings) kept in
 # LOG; with -q they go to LOG only (the command's own stderr is still
-# shown); sets RC.
+# shown); sets RC, and WALL to the seconds the recorder ran.
 run_tee() {
 	_log=$1 _prefix=$2
 	shift 2
@@ -225,7 +230,9 @@ run_tee() {
 		tee "$WORK/stderr" <"$WORK/fifo" >&2 &
 	fi
 	_tee=$!
+	_t0=$(now)
 	spawn "$@" 2>"$WORK/fifo"
+	WALL=$(awk -v a="$_t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
 	wait "$_tee"
 	[ -z "$SIGNAL" ] || interrupted
 	grep "^$_prefix:" "$WORK/stderr" >"$_log" || true
@@ -278,9 +285,13 @@ mode_cpu() {
 	# Not -q: profrec's summary, notes and warnings (stacks cut short,
 	# records lost) go to cpu.log, and to the user unless -q.
 	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" "$CPU_STACKS" -o "$REC" -- "$@"
+	meta cpu_wall_s "$WALL"
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
+	# the heat map page, its range selection drawing that range's flame graph
+	"$(tool profflame)" --heatmap --format html --title "CPU over time: $*" -o "$OUT/cpu.heatmap.html" \
+		"$REC" 2>>"$OUT/cpu.log" || warn "cpu: no heat map (see cpu.log)"
 	[ "$QUIET" = 1 ] || "$(tool proffold)" -q --top 10 --human "$OUT/cpu.folded" >&2
 }
 
@@ -289,6 +300,7 @@ mode_offcpu() {
 	say "offcpu: recording $*"
 	run_tee "$OUT/offcpu.log" profrec "$(tool profrec)" -F "$FREQ" --call-graph "$UNWIND" \
 		-e cpu-clock --off-cpu -o "$REC" -- "$@"
+	meta offcpu_wall_s "$WALL"
 	dwarf_hint offcpu "$OUT/offcpu.log"
 	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
 	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
@@ -391,6 +403,7 @@ processes() {
 mode_memory() {
 	say "memory: recording $*"
 	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -u "$UNWIND" -o "$OUT/memory.d" -- "$@"
+	meta memory_wall_s "$WALL"
 	dwarf_hint memory "$OUT/memory.log"
 	set -- "$OUT"/memory.d/*.alloc.folded
 	[ -f "$1" ] || { warn "memory: profheap wrote no profile"; return; }
@@ -412,7 +425,9 @@ mode_memory() {
 		say "$note"
 		echo "$PROG: $note" >>"$OUT/memory.log"
 	fi
-	for kind in alloc leak peak; do
+	# count and temp (allocations, temporary ones) feed the report's
+	# summary and its temporary allocations finding; not drawn
+	for kind in alloc leak peak count temp; do
 		for role in program launcher; do
 			set --
 			for tag in $(sed -n "s/^$role //p" "$WORK/processes"); do
@@ -424,7 +439,7 @@ mode_memory() {
 				continue
 			fi
 			"$(tool proffold)" -q -o "$OUT/memory-$kind.folded" "$@" || continue
-			if grep -qv '^#' "$OUT/memory-$kind.folded"; then
+			if [ "$kind" != count ] && [ "$kind" != temp ] && grep -qv '^#' "$OUT/memory-$kind.folded"; then
 				"$(tool profflame)" --colors mem --countname bytes --title "Memory ($kind): $CMDLINE" \
 					-o "$OUT/memory-$kind.svg" "$OUT/memory-$kind.folded"
 			fi
@@ -439,6 +454,7 @@ mode_gpu() {
 	# One word, whatever $OUT holds (spaces included).
 	run_tee "$OUT/gpu.log" profgpu "$(tool profgpu)" -o "$OUT/gpu.tsv" \
 		${host:+"--host-output=$OUT/host.tsv"} -- "$@"
+	meta gpu_wall_s "$WALL"
 }
 
 # more_runs MODE COMMAND...: runs 2 to RUNS of the command (--runs) for

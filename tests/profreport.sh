@@ -37,8 +37,9 @@ else
 	fail "run.meta in the page" "$(grep -o '<title>.*</title>' "$H")"
 fi
 if grep -q '<section id="cpu">' "$H" && grep -q '<section id="memory">' "$H" &&
-	grep -q '<section id="gpu">' "$H" && ! grep -q '<section id="offcpu">' "$H"; then
-	pass "a section per prefix present (cpu, memory, gpu), none for absent ones"
+	grep -q '<section id="timeline">' "$H" && ! grep -q '<section id="offcpu">' "$H" &&
+	! grep -q '<section id="gpu">' "$H"; then
+	pass "a section per prefix present (cpu, memory; timelines over time), none for absent ones"
 else
 	fail "sections" "$(grep -o '<section id="[^"]*"' "$H" | tr '\n' ' ')"
 fi
@@ -55,13 +56,14 @@ else
 	fail "logs as <pre>" "missing"
 fi
 n=$(grep -o '<svg class="chart"' "$H" | wc -l)
-if [ "$n" = 3 ] && grep -q 'data-chart="{&quot;w&quot;:1000' "$H" && ! grep -q '>live_blocks</text>' "$H" &&
-	! grep -q '>rss_bytes</text>' "$H" && grep -q '>alloc_count</text>' "$H"; then
+if [ "$n" = 3 ] && grep -q 'data-chart="{&quot;w&quot;:1000' "$H" && ! grep -q '>Heap: blocks live</text>' "$H" &&
+	! grep -q '>Resident memory (RSS) of the memory run</text>' "$H" &&
+	grep -q '>Heap: allocations since the start</text>' "$H"; then
 	pass "timeline: one chart per varying column (3), constant live_blocks and rss_bytes left out"
 else
 	fail "timeline charts" "$n charts"
 fi
-if grep -q 'No samples (header only)' "$H" && grep -q 'Beside this page: cpu.folded, cpu.samples.tsv.zst' "$H"; then
+if grep -q 'gpu.tsv: no samples (header only).' "$H" && grep -q 'Beside this page: cpu.folded, cpu.samples.tsv.zst' "$H"; then
 	pass "a header-only timeline says so; other files are named beside the page"
 else
 	fail "header-only and kept files" "$(grep -o 'Beside this page[^<]*' "$H")"
@@ -210,7 +212,7 @@ JS
 		check "browser: hovering a chart shows the value and time under the pointer" 0 "79.1 KiB at 0.9 s" sh -c "grep '^hover=' '$TMP/result' | sed 's/^hover=//' | head -n 1"
 		check "browser: the hover marker is drawn" 0 "true" got mark
 		check "browser: the flame graph frame is laid out (width > 500, height > 100)" 0 "true" got frame-size
-		check "browser: sections in order" 0 "Run,CPU,Memory,GPU" got sections
+		check "browser: sections in order" 0 "Summary,Findings,Over time,Where the CPU time goes,Where the memory goes,The run" got sections
 	fi
 	# Screenshots, looked at: the flame graph's frames are on them (pixels
 	# of its palette), in the report of this run and in that of a graph of

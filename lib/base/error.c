@@ -7,6 +7,7 @@
 
 const char *prof_progname = "proftools";
 int prof_verbosity = 1;
+int prof_warn_muted;
 
 void prof_set_progname(const char *argv0)
 {
@@ -22,6 +23,8 @@ void prof_vwarn(const char *prefix, const char *fmt, va_list ap, int errnum)
 {
 	char msg[4096] = "";
 
+	if (prof_warn_muted)
+		return;
 	if (fmt)
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* One call per message: unbuffered stderr writes it in one piece. */

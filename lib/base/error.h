@@ -36,6 +36,13 @@ extern const char *prof_progname;
 /* Verbosity for prof_info(): 0 with -q, 1 by default, 2+ with -v. */
 extern int prof_verbosity;
 
+/*
+ * While nonzero, warnings are not printed: for a second, quiet reading
+ * of an input that is read again, and reported then (profreport reads
+ * the files its summary uses, then the sections that show them).
+ */
+extern int prof_warn_muted;
+
 /* Set prof_progname from argv[0] (its basename). Call first in main. */
 void prof_set_progname(const char *argv0);
 

@@ -11,7 +11,10 @@
 #include "report/chart.h"
 #include "report/html.h"
 
-enum { WIDTH = 1000, HEIGHT = 220, LEFT = 80, RIGHT = 16, TOP = 22, BOTTOM = 28, MAX_POINTS = 1000 };
+enum { WIDTH = 1000, DEFAULT_HEIGHT = 220, LEFT = 80, RIGHT = 16, TOP = 22, BOTTOM = 28, MAX_POINTS = 1000 };
+
+/* The chart being drawn's height (prof_chart_axis.height or the default). */
+static int HEIGHT = DEFAULT_HEIGHT;
 
 static const char *const colours[] = {
 	"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -69,7 +72,8 @@ static struct series *series_for(struct series **s, size_t *ns, const char *name
 }
 
 /* The rows of t as series; returns their number (0: nothing to draw). */
-static size_t collect(const struct prof_table *t, int tc, int vc, int sc, struct series **out)
+static size_t collect(const struct prof_table *t, int tc, int vc, int sc, int from_zero,
+		      struct series **out)
 {
 	size_t ns = 0;
 	double t0 = NAN;
@@ -90,6 +94,8 @@ static size_t collect(const struct prof_table *t, int tc, int vc, int sc, struct
 		s->t[s->n] = tv;
 		s->v[s->n++] = v;
 	}
+	if (from_zero)
+		t0 = 0;
 	for (size_t i = 0; i < ns; i++)
 		for (size_t k = 0; k < (*out)[i].n; k++)
 			(*out)[i].t[k] = ((*out)[i].t[k] - t0) / 1e9;	/* seconds from the start */
@@ -190,7 +196,8 @@ static void free_series(struct series *s, size_t ns)
 }
 
 int prof_chart_timeline(struct prof_output *o, const struct prof_table *t, const char *column,
-			const char *series_column, const char *title)
+			const char *series_column, const char *title,
+			const struct prof_chart_axis *axis)
 {
 	int tc = prof_table_column(t, "time_ns"), vc = prof_table_column(t, column);
 	int sc = series_column ? prof_table_column(t, series_column) : -1;
@@ -199,13 +206,16 @@ int prof_chart_timeline(struct prof_output *o, const struct prof_table *t, const
 	double tmax = 0, vmax = 0;
 	size_t ns;
 
-	if (tc < 0 || vc < 0 || !(ns = collect(t, tc, vc, sc, &s)))
+	HEIGHT = axis && axis->height > 0 ? axis->height : DEFAULT_HEIGHT;
+	if (tc < 0 || vc < 0 || !(ns = collect(t, tc, vc, sc, axis && axis->tmax_s > 0, &s)))
 		return -1;
 	for (size_t i = 0; i < ns; i++)
 		for (size_t k = 0; k < s[i].n; k++) {
 			tmax = fmax(tmax, s[i].t[k]);
 			vmax = fmax(vmax, s[i].v[k]);
 		}
+	if (axis && axis->tmax_s > tmax)
+		tmax = axis->tmax_s;
 	if (tmax <= 0)
 		tmax = 1;
 	if (vmax <= 0)
@@ -225,6 +235,16 @@ int prof_chart_timeline(struct prof_output *o, const struct prof_table *t, const
 			    tmax, vmax);
 	}
 	prof_buf_addstr(&json, "]}");
+	for (size_t i = 0; axis && i < axis->nmarks; i++) {
+		double x = LEFT + axis->marks[i] / tmax * (WIDTH - LEFT - RIGHT);
+
+		if (!(axis->marks[i] >= 0 && axis->marks[i] <= tmax))
+			continue;
+		prof_output_printf(o, "<line class=\"alert\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+				   "stroke=\"#b00\" stroke-width=\"2\"><title>", x, TOP, x, HEIGHT - BOTTOM);
+		prof_html_text(o, axis->mark_labels[i], strlen(axis->mark_labels[i]));
+		prof_output_puts(o, "</title></line>\n");
+	}
 	prof_output_printf(o, "<line class=\"mark\" x1=\"0\" y1=\"%d\" x2=\"0\" y2=\"%d\" stroke=\"#000\" "
 			   "stroke-dasharray=\"3,3\" style=\"display:none\"/>\n", TOP, HEIGHT - BOTTOM);
 	/* The points for the hover script, as data in an attribute. */

@@ -25,7 +25,9 @@ static const char page_style[] =
 "pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px;max-height:400px}\n"
 "iframe{width:100%;border:1px solid #ccc}.note{color:#666}.alert{color:#b00;font-weight:bold}\n"
 "svg.chart{display:block;margin:4px 0}svg.chart text{font:11px sans-serif;fill:#444}\n"
-"svg.chart .hover{font-weight:bold;fill:#000}\n";
+"svg.chart .hover{font-weight:bold;fill:#000}\n"
+"table.summary th{width:150px}p.file{margin:-4px 0 4px;font:12px monospace;color:#888}\n"
+"ol.findings li{margin:4px 0}ol.findings li.warn b{color:#b00}ol.findings li.info b{color:#135}\n";
 
 static const char page_script[] =
 "document.querySelectorAll('svg.chart').forEach(function (svg) {\n"
@@ -227,4 +229,32 @@ void prof_html_svg_frame(struct prof_output *o, const char *title, const char *s
 			    "&lt;style>html,body{margin:0}svg{display:block}&lt;/style>&lt;/head>&lt;body>");
 	attr_raw(o, svg, len);
 	prof_output_puts(o, "&lt;/body>&lt;/html>'></iframe>\n");
+}
+
+void prof_html_page_frame(struct prof_output *o, const char *title, const char *html, size_t len,
+			  int height)
+{
+	prof_output_puts(o, "<iframe title=\"");
+	text(o, title);
+	/* room under the page's first picture for what its script draws there */
+	if (svg_height(html, len) > 0)
+		height = svg_height(html, len) + height;
+	prof_output_printf(o, "\" height=\"%d\" sandbox=\"allow-scripts\" srcdoc=\"", height);
+	/*
+	 * The page byte for byte as the attribute's value: only & and " need
+	 * escaping there (and < > for old parsers); newlines stay, as the
+	 * page's script needs them (prof_html_text makes them U+FFFD).
+	 */
+	for (size_t i = 0, run = 0; i <= len; i++) {
+		const char *rep = i == len ? "" : html[i] == '&' ? "&amp;" : html[i] == '"' ? "&quot;" :
+				  html[i] == '<' ? "&lt;" : html[i] == '>' ? "&gt;" : NULL;
+
+		if (!rep)
+			continue;
+		if (i > run)
+			prof_output_write(o, html + run, i - run);
+		prof_output_puts(o, rep);
+		run = i + 1;
+	}
+	prof_output_puts(o, "\"></iframe>\n");
 }

@@ -60,4 +60,14 @@ void prof_html_table(struct prof_output *o, const struct prof_table *t, size_t m
  */
 void prof_html_svg_frame(struct prof_output *o, const char *title, const char *svg, size_t len);
 
+/*
+ * An HTML page (html[0..len), such as profflame's heat map page) in an
+ * iframe as its srcdoc, as tall as the page's first <svg> plus height
+ * (what its script draws below; just height without an <svg>): its script runs in its own
+ * document (sandbox allow-scripts), under this page's policy (no
+ * network). title names the frame for screen readers.
+ */
+void prof_html_page_frame(struct prof_output *o, const char *title, const char *html, size_t len,
+			  int height);
+
 #endif

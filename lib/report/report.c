@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +15,91 @@
 #include "report/chart.h"
 #include "report/html.h"
 #include "report/report.h"
+#include "report/summary.h"
 
-/* The sections, in page order; files are matched on their name's prefix. */
+/*
+ * The sections, in page order, titled by the question they answer;
+ * files are matched on their name's prefix. The timelines (timelines[])
+ * go to "Over time", ahead of them, on one time axis.
+ */
 static const struct section {
 	const char *prefix, *title;
 } sections[] = {
-	{ "cpu", "CPU" },
-	{ "offcpu", "Off-CPU: where it waits" },
-	{ "memory", "Memory" },
-	{ "gpu", "GPU" },
-	{ "host", "Host and process tree" },
-	{ "compare", "Comparison" },
+	{ "cpu", "Where the CPU time goes" },
+	{ "offcpu", "Where it waits (off-CPU time)" },
+	{ "memory", "Where the memory goes" },
+	{ "gpu", "The GPU" },
+	{ "host", "The host and the command's processes" },
+	{ "compare", "What changed (comparison)" },
 	{ NULL, "Other files" },
+};
+
+/* The timeline files, drawn in "Over time" in this order. */
+static const char *const timelines[] = { "host.tsv", "gpu.tsv", "memory.timeline.tsv", NULL };
+
+/* What a file of the run holds, in words (its name is shown beside). */
+static const struct { const char *name, *words; } file_words[] = {
+	{ "cpu.heatmap.html", "CPU time over the run: select a range of cells to draw its flame graph" },
+	{ "cpu.svg", "Flame graph of the CPU time" },
+	{ "cpu.top.tsv", "The hottest functions (self time)" },
+	{ "cpu.log", "What the recorder said" },
+	{ "offcpu.svg", "Flame graph of the off-CPU time (where threads wait)" },
+	{ "offcpu-oncpu.svg", "Flame graph of the on-CPU time of the same run" },
+	{ "offcpu.top.tsv", "Where threads wait most" },
+	{ "offcpu-oncpu.top.tsv", "The hottest functions of the same run (on-CPU)" },
+	{ "offcpu.shares.tsv", "On-CPU and off-CPU time" },
+	{ "offcpu.log", "What the recorder said" },
+	{ "memory-alloc.svg", "Bytes allocated, by call stack" },
+	{ "memory-leak.svg", "Bytes leaked (still allocated at exit), by call stack" },
+	{ "memory-peak.svg", "Bytes live at the peak of the heap, by call stack" },
+	{ "memory.log", "What profheap said" },
+	{ "gpu.log", "What profgpu said" },
+	{ "gpu-processes.tsv", "GPU memory and utilisation per process" },
+	{ NULL, NULL },
+};
+
+/*
+ * Timeline columns in words (host.tsv, gpu.tsv, memory.timeline.tsv);
+ * the first NFIRST are shown open, the rest under "More over time".
+ */
+#define NFIRST 6
+static const struct { const char *file, *column, *words; } column_words[] = {
+	{ "host.tsv", "cpu_pct", "CPU use of the command (% of one core)" },
+	{ "host.tsv", "rss_bytes", "Resident memory (RSS) of the command" },
+	{ "gpu.tsv", "util_pct", "GPU utilisation" },
+	{ "gpu.tsv", "mem_used_bytes", "GPU memory used" },
+	{ "gpu.tsv", "power_w", "GPU power" },
+	{ "memory.timeline.tsv", "live_bytes", "Heap: bytes live (memory run)" },
+	{ "host.tsv", "host_cpu_pct", "CPU use of the host (% of all cores)" },
+	{ "host.tsv", "procs", "Processes of the command" },
+	{ "host.tsv", "threads", "Threads of the command" },
+	{ "host.tsv", "swap_bytes", "Swap used by the command" },
+	{ "host.tsv", "major_faults_per_s", "Major page faults" },
+	{ "host.tsv", "ctx_switches_per_s", "Context switches" },
+	{ "host.tsv", "read_bytes_per_s", "Disk reads" },
+	{ "host.tsv", "write_bytes_per_s", "Disk writes" },
+	{ "host.tsv", "net_rx_bytes_per_s", "Network received (host)" },
+	{ "host.tsv", "net_tx_bytes_per_s", "Network sent (host)" },
+	{ "host.tsv", "temp_c", "Hottest thermal zone" },
+	{ "gpu.tsv", "mem_util_pct", "GPU memory bandwidth use" },
+	{ "gpu.tsv", "temp_c", "GPU temperature" },
+	{ "gpu.tsv", "energy_j", "GPU energy since the start" },
+	{ "gpu.tsv", "sm_clock_mhz", "GPU SM clock" },
+	{ "gpu.tsv", "mem_clock_mhz", "GPU memory clock" },
+	{ "gpu.tsv", "pcie_rx_bytes_per_s", "PCIe received" },
+	{ "gpu.tsv", "pcie_tx_bytes_per_s", "PCIe sent" },
+	{ "memory.timeline.tsv", "live_blocks", "Heap: blocks live" },
+	{ "memory.timeline.tsv", "alloc_bytes", "Heap: bytes allocated since the start" },
+	{ "memory.timeline.tsv", "alloc_count", "Heap: allocations since the start" },
+	{ "memory.timeline.tsv", "rss_bytes", "Resident memory (RSS) of the memory run" },
+	{ NULL, NULL, NULL },
 };
 
 /* run.meta keys shown first, in this order; the rest follow. */
 static const char *const meta_first[] = {
 	"command", "mode", "status", "date", "duration_s", "host", "kernel", "cpu", "cores",
-	"event", "freq", "call_graph", "base", "new", "version", NULL,
+	"event", "freq", "call_graph", "unwind", "runs", "cpu_wall_s", "offcpu_wall_s", "memory_wall_s",
+	"gpu_wall_s", "base", "new", "version", NULL,
 };
 
 struct files {
@@ -110,6 +178,22 @@ static int in_section(const char *name, const char *prefix)
 	return !strncmp(name, prefix, n) && (name[n] == '.' || name[n] == '-');
 }
 
+/* A file's subsection: what it holds in words, its name beside. */
+static void subsection(struct prof_output *o, const char *name)
+{
+	const char *words = name;
+
+	for (size_t i = 0; file_words[i].name; i++)
+		if (!strcmp(file_words[i].name, name))
+			words = file_words[i].words;
+	prof_html_section(o, name, 3, words);
+	if (words != name) {
+		prof_output_puts(o, "<p class=\"file\">");
+		prof_html_text(o, name, strlen(name));
+		prof_output_puts(o, "</p>\n");
+	}
+}
+
 static int show_svg(struct prof_output *o, const char *dir, const char *name)
 {
 	char *p = path_of(dir, name), *svg;
@@ -120,10 +204,27 @@ static int show_svg(struct prof_output *o, const char *dir, const char *name)
 	free(p);
 	if (!svg)
 		return -1;
-	prof_html_section(o, name, 3, name);
+	subsection(o, name);
 	prof_html_svg_frame(o, name, svg, len);
 	prof_html_section_end(o);
 	free(svg);
+	return 0;
+}
+
+/* A heat map page (profflame --heatmap --format html) in the page, its script working. */
+static int show_heatmap(struct prof_output *o, const char *dir, const char *name)
+{
+	char *p = path_of(dir, name), *html;
+	size_t len;
+
+	html = prof_read_file_max(p, PROF_REPORT_MAX_SVG, &len);
+	free(p);
+	if (!html)
+		return -1;
+	subsection(o, name);
+	prof_html_page_frame(o, name, html, len, 520);
+	prof_html_section_end(o);
+	free(html);
 	return 0;
 }
 
@@ -156,16 +257,66 @@ static void show_timeline(struct prof_output *o, const struct prof_table *t, con
 {
 	int series = prof_table_column(t, "gpu") >= 0 ? 1 : 0, any = 0;
 
-	prof_html_section(o, name, 3, name);
+	subsection(o, name);
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (chart_worthy(t, c) != 2)
 			continue;
-		any |= prof_chart_timeline(o, t, t->cols[c], series ? "gpu" : NULL, t->cols[c]) == 0;
+		any |= prof_chart_timeline(o, t, t->cols[c], series ? "gpu" : NULL, t->cols[c], NULL) == 0;
 	}
 	if (!any)
 		prof_html_para(o, "note", t->nrows ? "Nothing varied over the run."
 						   : "No samples (header only).");
 	prof_html_section_end(o);
+}
+
+/*
+ * A hotspot table (proffold --top) in words: amounts in the input's unit
+ * (ns as time, bytes as sizes) beside their share of the total.
+ */
+static int show_top(struct prof_output *o, const struct prof_table *t, size_t max_rows)
+{
+	static const char *const want[] = { "rank", "function", "self", "self_pct", "total", "total_pct" };
+	static const char *const head[] = { "#", "Function", "Self", "% of total", "With callees",
+					    "% of total" };
+	const char *unit = prof_meta_get(&t->meta, "unit");
+	int col[6];
+	size_t rows = t->nrows < max_rows ? t->nrows : max_rows;
+
+	for (size_t i = 0; i < 6; i++)
+		if ((col[i] = prof_table_column(t, want[i])) < 0)
+			return -1;
+	prof_output_puts(o, "<table class=\"top\">\n<tr>");
+	for (size_t i = 0; i < 6; i++)
+		prof_output_printf(o, "<th>%s</th>", head[i]);
+	prof_output_puts(o, "</tr>\n");
+	for (size_t r = 0; r < rows; r++) {
+		prof_output_puts(o, "<tr>");
+		for (size_t i = 0; i < 6; i++) {
+			const char *cell = t->cells[r * t->ncols + (size_t)col[i]];
+			char buf[64];
+			double v;
+
+			if (i != 1 && prof_parse_double(cell, &v) == 0) {
+				if ((i == 2 || i == 4) && unit && !strcmp(unit, "ns"))
+					cell = prof_fmt_duration(buf, sizeof(buf), v / 1e9);
+				else if ((i == 2 || i == 4) && unit && !strcmp(unit, "bytes"))
+					cell = prof_fmt_bytes(buf, sizeof(buf), v);
+				else if (i == 3 || i == 5)
+					snprintf(buf, sizeof(buf), "%.1f%%", v), cell = buf;
+				prof_output_puts(o, "<td class=\"n\">");
+			} else {
+				prof_output_puts(o, "<td>");
+			}
+			prof_html_text(o, cell, strlen(cell));
+			prof_output_puts(o, "</td>");
+		}
+		prof_output_puts(o, "</tr>\n");
+	}
+	prof_output_puts(o, "</table>\n");
+	if (rows < t->nrows)
+		prof_output_printf(o, "<p class=\"note\">%zu more row%s in the TSV file.</p>\n",
+				   t->nrows - rows, t->nrows - rows == 1 ? "" : "s");
+	return 0;
 }
 
 static int show_tsv(struct prof_output *o, const char *dir, const char *name)
@@ -186,8 +337,9 @@ static int show_tsv(struct prof_output *o, const char *dir, const char *name)
 	if (prof_table_column(&t, "time_ns") >= 0) {
 		show_timeline(o, &t, name);
 	} else {
-		prof_html_section(o, name, 3, name);
-		prof_html_table(o, &t, ends_with(name, ".top.tsv") ? 25 : 40);
+		subsection(o, name);
+		if (!ends_with(name, ".top.tsv") || show_top(o, &t, 25) < 0)
+			prof_html_table(o, &t, ends_with(name, ".top.tsv") ? 25 : 40);
 		prof_html_section_end(o);
 	}
 	prof_table_release(&t);
@@ -203,7 +355,7 @@ static int show_text(struct prof_output *o, const char *dir, const char *name)
 	free(p);
 	if (!lr)
 		return -1;
-	prof_html_section(o, name, 3, name);
+	subsection(o, name);
 	if (!prof_html_pre(o, lr))
 		prof_html_para(o, "note", "(empty)");
 	prof_html_section_end(o);
@@ -243,17 +395,43 @@ static void show_kind(struct prof_output *o, const char *dir, struct files *f, c
 				continue;
 			f->used[i] = 1;
 			rc = !strcmp(suffix, ".svg") ? show_svg(o, dir, name) :
-			     !strcmp(suffix, ".tsv") ? show_tsv(o, dir, name) : show_text(o, dir, name);
+			     !strcmp(suffix, ".tsv") ? show_tsv(o, dir, name) :
+			     !strcmp(suffix, ".heatmap.html") ? show_heatmap(o, dir, name) :
+			     show_text(o, dir, name);
 			if (rc < 0)
 				++*bad;
 		}
 }
 
-/* One section: graphs first, then tables and charts, then text. */
-static int show_section(struct prof_output *o, const char *dir, struct files *f,
-			const struct section *s, unsigned long *bad)
+/* Why a section shows little: what the run did not record, in words. */
+static void section_note(struct prof_output *o, const struct section *s,
+			 const struct prof_report_facts *facts)
 {
-	static const char *const order[] = { ".svg", ".tsv", ".log", ".txt", NULL };
+	if (!s->prefix)
+		return;
+	if (!strcmp(s->prefix, "cpu") && facts->cpu_total == 0)
+		prof_html_para(o, "note", "No CPU sample was recorded: the command used no measurable "
+					  "CPU time (see what the recorder said below).");
+	if (!strcmp(s->prefix, "memory") && facts->allocs == 0)
+		prof_html_para(o, "note", "No allocation: the program made no heap allocation that "
+					  "profheap saw (malloc, calloc, realloc, new...).");
+	if (!strcmp(s->prefix, "memory") && facts->leaked == 0)
+		prof_html_para(o, "note", "No leak: every block was freed before the program exited.");
+	if (!strcmp(s->prefix, "gpu") && facts->gpu_rows == 0) {
+		char *why = xasprintf("No GPU sample was recorded: %s.",
+				      facts->no_gpu ? facts->no_gpu : "profgpu wrote none (see what it said below)");
+
+		prof_html_para(o, "note", why);
+		free(why);
+	}
+}
+
+/* One section: heat maps and graphs first, then tables and charts, then text. */
+static int show_section(struct prof_output *o, const char *dir, struct files *f,
+			const struct section *s, const struct prof_report_facts *facts,
+			unsigned long *bad)
+{
+	static const char *const order[] = { ".heatmap.html", ".svg", ".tsv", ".log", ".txt", NULL };
 	const char **kept;
 	size_t nkept = 0, shown = 0;
 
@@ -263,6 +441,7 @@ static int show_section(struct prof_output *o, const char *dir, struct files *f,
 	if (!shown)
 		return 0;
 	prof_html_section(o, s->prefix ? s->prefix : "other", 2, s->title);
+	section_note(o, s, facts);
 	for (size_t k = 0; order[k]; k++)
 		show_kind(o, dir, f, s->prefix, order[k], bad);
 	kept = xcalloc(f->n + 1, sizeof(*kept));
@@ -277,6 +456,170 @@ static int show_section(struct prof_output *o, const char *dir, struct files *f,
 	return 1;
 }
 
+static int file_index(const struct files *f, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* The sections the page will hold (links in the findings point only there). */
+static int has_section(const void *ctx, const char *id)
+{
+	const struct files *f = ctx;
+
+	if (!strcmp(id, "timeline")) {
+		for (size_t k = 0; timelines[k]; k++)
+			if (file_index(f, timelines[k]) >= 0)
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i < f->n; i++)
+		if (in_section(f->names[i], id))
+			return 1;
+	return 0;
+}
+
+static const char *column_title(const char *file, const char *column)
+{
+	for (size_t i = 0; column_words[i].file; i++)
+		if (!strcmp(column_words[i].file, file) && !strcmp(column_words[i].column, column))
+			return column_words[i].words;
+	return NULL;
+}
+
+/*
+ * "Over time": the host monitor's, profgpu's and profheap's timelines
+ * on one time axis (the longest run's), the alerts marked on each;
+ * the charts the issue asks to line up first (CPU, RSS, GPU
+ * utilisation, memory and power, the heap), then every other varying
+ * column.
+ */
+static int show_timelines(struct prof_output *o, const char *dir, struct files *f,
+			  const struct prof_report_facts *facts, unsigned long *bad)
+{
+	struct prof_table t[3];
+	int have[3] = { 0, 0, 0 }, any = 0, drawn = 0, opened = 0;
+	struct prof_chart_axis axis = { 0 };
+	double *marks = NULL;
+	const char **labels = NULL;
+	char *done;
+
+	for (size_t k = 0; timelines[k]; k++) {
+		int i = file_index(f, timelines[k]);
+		char *p;
+		unsigned long skipped = 0;
+
+		memset(&t[k], 0, sizeof(t[k]));
+		if (i < 0)
+			continue;
+		f->used[i] = 1;
+		any = 1;
+		p = path_of(dir, timelines[k]);
+		if (prof_table_read(p, &t[k], &skipped) < 0 && !t[k].cols)
+			++*bad;
+		else
+			have[k] = 1;
+		if (skipped)
+			++*bad;
+		free(p);
+	}
+	if (!any)
+		return 0;
+	marks = xcalloc(facts->nalerts + 1, sizeof(*marks));
+	labels = xcalloc(facts->nalerts + 1, sizeof(*labels));
+	for (size_t i = 0; i < facts->nalerts; i++)
+		if (!isnan(facts->alerts[i].at_s)) {
+			marks[axis.nmarks] = facts->alerts[i].at_s;
+			labels[axis.nmarks++] = facts->alerts[i].text;
+		}
+	axis.marks = marks;
+	axis.mark_labels = labels;
+	axis.tmax_s = facts->timeline_s > 0 ? facts->timeline_s : 0;
+	axis.height = 150;
+	prof_html_section(o, "timeline", 2, "Over time");
+	prof_output_puts(o, "<p class=\"note\">Every chart shares one time axis: seconds since the start of "
+			    "its run's command (the host monitor and the GPU are sampled in the gpu run, the "
+			    "heap in the memory run)");
+	prof_output_puts(o, axis.nmarks ? "; red lines: alerts.</p>\n" : ".</p>\n");
+	done = xcalloc(64 * 3, 1);
+	/* first the ones the eye compares (column_words' first NFIRST), then the rest */
+	for (size_t w = 0; w < NFIRST; w++)
+		for (size_t k = 0; timelines[k]; k++) {
+			int c;
+
+			if (!have[k] || strcmp(column_words[w].file, timelines[k]) ||
+			    (c = prof_table_column(&t[k], column_words[w].column)) < 0 || c >= 64 ||
+			    chart_worthy(&t[k], (size_t)c) != 2)
+				continue;
+			done[k * 64 + (size_t)c] = 1;
+			drawn += prof_chart_timeline(o, &t[k], column_words[w].column,
+						     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
+						     column_words[w].words, &axis) == 0;
+		}
+	/* the rest folded away, on the same axis */
+	for (size_t w = NFIRST; column_words[w].file; w++)
+		for (size_t k = 0; timelines[k]; k++) {
+			int c;
+
+			if (!have[k] || strcmp(column_words[w].file, timelines[k]) ||
+			    (c = prof_table_column(&t[k], column_words[w].column)) < 0 || c >= 64 ||
+			    done[k * 64 + (size_t)c] || chart_worthy(&t[k], (size_t)c) != 2)
+				continue;
+			if (!opened++)
+				prof_output_puts(o, "<details><summary>More over time</summary>\n");
+			done[k * 64 + (size_t)c] = 1;
+			drawn += prof_chart_timeline(o, &t[k], column_words[w].column,
+						     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
+						     column_words[w].words, &axis) == 0;
+		}
+	for (size_t k = 0; timelines[k]; k++)
+		for (size_t c = 0; have[k] && c < t[k].ncols; c++) {
+			char *title;
+
+			if ((c < 64 && done[k * 64 + c]) || chart_worthy(&t[k], c) != 2 ||
+			    column_title(timelines[k], t[k].cols[c]))
+				continue;
+			if (!opened++)
+				prof_output_puts(o, "<details><summary>More over time</summary>\n");
+			title = xasprintf("%s (%s)", t[k].cols[c], timelines[k]);
+			drawn += prof_chart_timeline(o, &t[k], t[k].cols[c],
+						     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
+						     title, &axis) == 0;
+			free(title);
+		}
+	if (opened)
+		prof_output_puts(o, "</details>\n");
+	if (!drawn)
+		prof_html_para(o, "note", facts->gpu_rows == 0 && facts->no_gpu ?
+				"Nothing varied over the run, and no GPU was sampled." :
+				"Nothing varied over the run (or the timelines hold no sample).");
+	for (size_t k = 0; timelines[k]; k++)
+		if (have[k] && !t[k].nrows) {
+			char *why = xasprintf("%s: no samples (header only)%s%s.", timelines[k],
+					      !strcmp(timelines[k], "gpu.tsv") && facts->no_gpu ? ": " : "",
+					      !strcmp(timelines[k], "gpu.tsv") && facts->no_gpu ? facts->no_gpu : "");
+
+			prof_html_para(o, "note", why);
+			free(why);
+		}
+	prof_output_puts(o, "<p class=\"note\">From ");
+	for (size_t k = 0, n = 0; timelines[k]; k++)
+		if (file_index(f, timelines[k]) >= 0) {
+			prof_output_puts(o, n++ ? ", " : "");
+			prof_html_text(o, timelines[k], strlen(timelines[k]));
+		}
+	prof_output_puts(o, ".</p>\n");
+	prof_html_section_end(o);
+	for (size_t k = 0; k < 3; k++)
+		prof_table_release(&t[k]);
+	free(done);
+	free(marks);
+	free(labels);
+	return 1;
+}
+
 static void header(struct prof_output *o, const char *dir, const struct prof_meta *meta,
 		   const struct files *f)
 {
@@ -286,21 +629,22 @@ static void header(struct prof_output *o, const char *dir, const struct prof_met
 	prof_html_begin(o, title);
 	prof_output_puts(o, "<h1>");
 	prof_html_text(o, title, strlen(title));
-	prof_output_puts(o, "</h1>\n<nav>");
+	prof_output_puts(o, "</h1>\n<nav><a href=\"#summary\">Summary</a><a href=\"#findings\">Findings</a>");
+	if (has_section(f, "timeline"))
+		prof_output_puts(o, "<a href=\"#timeline\">Over time</a>");
 	for (size_t s = 0; sections[s].prefix; s++)
 		for (size_t i = 0; i < f->n; i++)
-			if (in_section(f->names[i], sections[s].prefix)) {
+			if (in_section(f->names[i], sections[s].prefix) &&
+			    (!strcmp(sections[s].prefix, "host") ? strcmp(f->names[i], "host.tsv") :
+			     !strcmp(sections[s].prefix, "gpu") ? strcmp(f->names[i], "gpu.tsv") : 1)) {
 				prof_output_printf(o, "<a href=\"#%s\">", sections[s].prefix);
 				prof_html_text(o, sections[s].title, strlen(sections[s].title));
 				prof_output_puts(o, "</a>");
 				break;
 			}
+	if (meta->count)
+		prof_output_puts(o, "<a href=\"#run\">The run</a>");
 	prof_output_puts(o, "</nav>\n");
-	if (meta->count) {
-		prof_html_section(o, "run", 2, "Run");
-		prof_html_meta(o, meta, meta_first);
-		prof_html_section_end(o);
-	}
 	free(title);
 }
 
@@ -330,6 +674,7 @@ static void read_run_meta(const char *dir, struct files *f, struct prof_meta *me
 int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad)
 {
 	struct prof_meta meta = PROF_META_INIT;
+	struct prof_report_facts facts;
 	struct files f;
 	int shown = 0;
 
@@ -337,11 +682,19 @@ int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad
 	if (list_dir(dir, &f, bad) < 0)
 		return -1;
 	read_run_meta(dir, &f, &meta, bad);
+	prof_report_facts_read(&facts, dir, &meta, bad);
 	header(o, dir, &meta, &f);
+	prof_report_summary_write(o, &facts, &meta, has_section, &f);
+	shown += show_timelines(o, dir, &f, &facts, bad);
 	for (size_t s = 0; s < sizeof(sections) / sizeof(*sections); s++)
-		shown += show_section(o, dir, &f, &sections[s], bad);
+		shown += show_section(o, dir, &f, &sections[s], &facts, bad);
 	if (!shown)
 		prof_html_para(o, "note", "This directory holds no profile to show.");
+	if (meta.count) {
+		prof_html_section(o, "run", 2, "The run");
+		prof_html_meta(o, &meta, meta_first);
+		prof_html_section_end(o);
+	}
 	prof_output_puts(o, "<p class=\"note\">Made by profreport (proftools) from the files of this "
 			    "directory; each picture keeps its text form beside it.</p>\n");
 	prof_html_end(o);
@@ -350,6 +703,7 @@ int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad
 	free(f.names);
 	free(f.used);
 	prof_meta_release(&meta);
+	prof_report_facts_release(&facts);
 	if (!shown) {
 		prof_warn("%s: nothing to report (no .svg, .tsv, .log or .txt file)", dir);
 		return -1;
