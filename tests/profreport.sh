@@ -164,6 +164,168 @@ else
 	fail "SVG size cap" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
 
+# ---- the summary and the findings (proftools-profile(1), FINDINGS) ----
+# rules DIR: the report of DIR written, the rules of its findings in order
+rules() {
+	"$R" -q "$1" 2>"$TMP/rules.err" || echo "exit $?: $(head -c 200 "$TMP/rules.err")"
+	_r=$(grep -o 'data-rule="[a-z-]*"' "$1/index.html" | sed 's/data-rule="\(.*\)"/\1/' | tr '\n' ' ')
+	echo "${_r:-none}"
+}
+# summary DIR KEY: the value of a row of the summary table, as text
+summary() {
+	sed -n "s/.*<tr><th>$2<\/th><td>\(.*\)<\/td><\/tr>.*/\1/p" "$1/index.html" | sed 's/<br>/ | /g; s/&#39;/'"'"'/g'
+}
+# A clean run: one CPU-bound function, no leak, few allocations, the GPU
+# busy and unthrottled while the command computes, no lock: only "hot".
+C=$TMP/clean
+mkdir -p "$C"
+printf '# mode=all\n# command=./clean\n# freq=999\n# call_graph=fp\n# unwind=fp\n# cpu_wall_s=2.5\n' >"$C/run.meta"
+printf '# source=profrec event=cpu-clock unit=ns\nclean;main;compute 2000000000\nclean;main 100000000\n' >"$C/cpu.folded"
+"$BIN/proffold" -q --top 10 -o "$C/cpu.top.tsv" "$C/cpu.folded"
+printf 'profrec: 2.5 s, 2100 samples (cpu-clock 2100), 0 lost\n' >"$C/cpu.log"
+printf '# source=profrec event=offcpu-time unit=ns\nclean;main;clock_nanosleep;hrtimer_nanosleep_[k] 300000000\nclean;worker;pthread_cond_wait;futex_wait_[k] 200000000\n' >"$C/offcpu.folded"
+printf '# source=profrec event=cpu-clock unit=ns\nclean;main;compute 2000000000\n' >"$C/offcpu-oncpu.folded"
+printf '# tool=profheap report=peak unit=bytes\nclean;main;make 1048576\n' >"$C/memory-peak.folded"
+printf '# tool=profheap report=leak unit=bytes\n' >"$C/memory-leak.folded"
+printf '# tool=profheap report=count unit=allocations\nclean;main;make 5000\n' >"$C/memory-count.folded"
+printf '# tool=profheap report=temp unit=allocations\nclean;main;make 900\n' >"$C/memory-temp.folded"
+# gpu.tsv and host.tsv of 10 s: the GPU at 90% while the command computes
+gpu_tsv() { # UTIL_FIRST_HALF THROTTLE_FIRST_HALF
+	printf 'time_ns\tgpu\tname\tutil_pct\tmem_used_bytes\tpower_w\tthrottle\n'
+	for i in $(seq 0 100); do
+		if [ "$i" -lt 50 ]; then u=$1 th=$2; else u=90 th=none; fi
+		printf '%d\t0\tGPU X\t%s\t%d\t%d\t%s\n' $((i * 100000000)) "$u" $((1000000 * i)) $((100 + i)) "$th"
+	done
+}
+host_tsv() {
+	printf 'time_ns\tprocs\tthreads\tcpu_pct\thost_cpu_pct\trss_bytes\n'
+	for i in $(seq 0 100); do printf '%d\t1\t4\t100\t50\t%d\n' $((i * 100000000)) $((50000000 + i * 100000)); done
+}
+gpu_tsv 90 none >"$C/gpu.tsv"
+host_tsv >"$C/host.tsv"
+printf 'profgpu: gpu 0 GPU X (nvml): 101 samples over 10 s\n' >"$C/gpu.log"
+check "findings: a clean run gives the hottest function alone" 0 "hot " rules "$C"
+check "findings: the hottest function, its time and share, linked to its section" 0 1 \
+	grep -c '<li class="info" data-rule="hot"><b>The hottest function by self time:</b> compute 2 s (95.2% of the CPU time) <a href="#cpu">' "$C/index.html"
+check "summary: wall time" 0 "cpu run 2.5 s; gpu run 10 s" summary "$C" "Wall time"
+check "summary: CPU time and its share of the run" 0 "2.1 s (84% of one core over the cpu run)" summary "$C" "CPU time"
+check "summary: off-CPU share" 0 "20.0% of the threads' time (500 ms off-CPU, 2 s on-CPU)" summary "$C" "Off-CPU share"
+check "summary: peak heap" 0 "1.00 MiB" summary "$C" "Peak heap"
+check "summary: peak RSS (the host monitor's)" 0 "57.2 MiB (gpu run, the command's tree)" summary "$C" "Peak RSS"
+check "summary: leaks measured as none" 0 "0 B" summary "$C" "Leaked"
+check "summary: allocations and temporary ones" 0 "5000, 900 temporary (18.0% of all)" summary "$C" "Allocations"
+check "summary: GPU utilisation" 0 "90.0% on average (peak 90%) over 10 s, 1 GPU" summary "$C" "GPU utilisation"
+check "summary: GPU idle share" 0 "0.0% of the sampled time (0 ns below 5%)" summary "$C" "GPU idle"
+check "summary: GPU not throttled" 0 "0 ns" summary "$C" "GPU throttled"
+check "summary: alerts: none fired" 0 "none fired" summary "$C" "Alerts"
+
+# each rule: a directory made to trigger it beside the clean one
+T=$TMP/trig
+rm -rf "$T"; cp -r "$C" "$T"
+printf 'profrec: 2.5 s, 2100 samples\nprofrec: 87%% of the user stacks stop after one or two frames: the program seems to be built without frame pointers (try --call-graph dwarf)\n' >"$T/cpu.log"
+check "cut-short: a recorder's warning with frame pointers walked" 0 "hot cut-short " rules "$T"
+check "cut-short: names the option that fixes it" 0 1 grep -c 'Run again with proftools-profile --dwarf (or --unwind=dwarf)' "$T/index.html"
+sed -i 's/call_graph=fp/call_graph=dwarf/; s/unwind=fp/unwind=dwarf/' "$T/run.meta"
+check "cut-short: not when the run already walked DWARF" 0 "hot " rules "$T"
+
+rm -rf "$T"; cp -r "$C" "$T"
+printf 'clean;worker;pthread_mutex_lock;__lll_lock_wait;futex_wait_[k] 150000000\n' >>"$T/offcpu.folded"
+check "lock-wait: off-CPU in a mutex, 23% of the off-CPU time" 0 "hot lock-wait " rules "$T"
+check "lock-wait: the evidence names the time, its share and the lock" 0 1 \
+	grep -c '150 ms off-CPU in stacks through a lock (23.1% of the off-CPU time), most under pthread_mutex_lock. <a href="#offcpu">' "$T/index.html"
+rm -rf "$T"; cp -r "$C" "$T"
+printf 'clean;worker;std::unique_lock<std::mutex>::lock;syscall 100000000\n' >>"$T/offcpu.folded"
+check "lock-wait: std::unique_lock counts" 0 "hot lock-wait " rules "$T"
+rm -rf "$T"; cp -r "$C" "$T"
+printf 'clean;main;clock_nanosleep;do_nanosleep_[k] 900000000\nclean;pool;pthread_join;futex_wait_[k] 900000000\nclean;main;blocklist_scan 900000000\n' >>"$T/offcpu.folded"
+check "lock-wait: not clock_nanosleep, pthread_join, condition variables or 'block'" 0 "hot " rules "$T"
+rm -rf "$T"; cp -r "$C" "$T"
+printf 'clean;worker;pthread_mutex_lock 5000000\n' >>"$T/offcpu.folded"
+check "lock-wait: not under 10 ms" 0 "hot " rules "$T"
+
+rm -rf "$T"; cp -r "$C" "$T"
+gpu_tsv 0 gpu_idle >"$T/gpu.tsv"
+check "gpu-idle: the GPU idle for half the run while the command uses a core" 0 "hot gpu-idle " rules "$T"
+check "gpu-idle: evidence" 0 1 grep -c 'the GPU was idle (below 5%) for 4.9 s, 49% of the 10 s the command ran, while the command used 50% or more of a core; the longest stretch from 0 ns to 4.9 s. <a href="#timeline">' "$T/index.html"
+check "summary: GPU idle share" 0 "49.0% of the sampled time (4.9 s below 5%)" summary "$T" "GPU idle"
+sed -i 's/\t100\t50\t/\t3\t50\t/' "$T/host.tsv"
+check "gpu-idle: not while the command's CPU idles too" 0 "hot " rules "$T"
+rm -rf "$T"; cp -r "$C" "$T"
+gpu_tsv 0 gpu_idle | sed 's/\t90\t/\t10\t/' >"$T/gpu.tsv"
+check "gpu-idle: not in a run where the GPU never did work (a peak under 20%)" 0 "hot " rules "$T"
+
+rm -rf "$T"; cp -r "$C" "$T"
+gpu_tsv 95 sw_power_cap,hw_slowdown >"$T/gpu.tsv"
+check "throttle: 5 s of power cap and slowdown" 0 "hot throttle " rules "$T"
+check "summary: throttled time and reasons" 0 "4.9 s (sw_power_cap 4.9 s, hw_slowdown 4.9 s)" summary "$T" "GPU throttled"
+gpu_tsv 95 gpu_idle,app_clocks >"$T/gpu.tsv"
+check "throttle: gpu_idle and app_clocks are not throttling" 0 "hot " rules "$T"
+gpu_tsv 95 '' | sed 's/\tnone$/\t/' >"$T/gpu.tsv"
+rules "$T" >/dev/null
+check "summary: throttling not reported by the device (empty reasons)" 0 "not reported by the device" summary "$T" "GPU throttled"
+
+rm -rf "$T"; cp -r "$C" "$T"
+printf '# tool=profheap report=temp unit=allocations\nclean;main;make 1000\nclean;main;parse 2000\n' >"$T/memory-temp.folded"
+check "temp-alloc: 3000 of 5000 allocations temporary" 0 "hot temp-alloc " rules "$T"
+check "temp-alloc: evidence" 0 1 grep -c '3000 of 5000 allocations (60.0%) were freed' "$T/index.html"
+printf '# tool=profheap report=count unit=allocations\nclean;main;make 500\n' >"$T/memory-count.folded"
+printf '# tool=profheap report=temp unit=allocations\nclean;main;make 400\n' >"$T/memory-temp.folded"
+check "temp-alloc: not under 1,000 temporary allocations" 0 "hot " rules "$T"
+
+rm -rf "$T"; cp -r "$C" "$T"
+printf '# tool=profheap report=leak unit=bytes\nclean;main;lost 4096\n' >"$T/memory-leak.folded"
+check "leak: bytes still allocated at exit" 0 "hot leak " rules "$T"
+
+rm -rf "$T"; cp -r "$C" "$T"
+printf 'profgpu: alert: gpu 0 (GPU X): temp>85: 86 \302\260C at 3.20 s\n' >>"$T/gpu.log"
+check "alert: a profgpu alert that fired" 0 "hot alert " rules "$T"
+check "summary: the alert" 0 "profgpu: alert: gpu 0 (GPU X): temp&gt;85: 86 °C at 3.20 s" summary "$T" "Alerts"
+# x = 80 + 3.2 s / 10 s * 904 px: the same place in each chart
+check "alert: a red line at 3.2 s on every chart of the time axis" 0 "$(grep -c '<svg class="chart"' "$T/index.html")" \
+	grep -c '<line class="alert" x1="369.3"' "$T/index.html"
+
+# nothing recorded: a cpu run alone says "not recorded" for the rest
+N=$TMP/cpuonly
+mkdir -p "$N"
+cp "$C/cpu.folded" "$C/cpu.top.tsv" "$N/"
+printf '# mode=cpu\n# freq=999\n' >"$N/run.meta"
+check "a cpu run alone: the hottest function only" 0 "hot " rules "$N"
+check "summary: what the run did not record reads 'not recorded'" 0 "not recorded|not recorded|not recorded|not recorded|not recorded|not recorded|not recorded|not recorded" \
+	sh -c "for k in 'Wall time' 'Off-CPU share' 'Peak heap' 'Peak RSS' 'Leaked' 'Allocations' 'GPU utilisation' 'Alerts'; do sed -n \"s/.*<tr><th>\$k<\\/th><td>\\(.*\\)<\\/td><\\/tr>.*/\\1/p\" '$N/index.html'; done | paste -sd'|'"
+# no GPU: the summary and the timeline say why
+G=$TMP/nogpu
+mkdir -p "$G"
+printf 'time_ns\tgpu\tname\tutil_pct\n' >"$G/gpu.tsv"
+printf 'profgpu: no GPU found (nvml: cannot load libnvidia-ml.so.1); running the command without GPU samples\n' >"$G/gpu.log"
+check "no GPU: no finding" 0 "none" rules "$G"
+check "no GPU: the summary gives profgpu's reason" 0 "no GPU found (nvml: cannot load libnvidia-ml.so.1); running the command without GPU samples" summary "$G" "GPU utilisation"
+check "no GPU: the section says why it is empty" 0 1 grep -c 'gpu.tsv: no samples (header only): no GPU found (nvml' "$G/index.html"
+# no allocation: the memory section says so
+A=$TMP/noalloc
+mkdir -p "$A"
+printf '# tool=profheap report=count unit=allocations\n' >"$A/memory-count.folded"
+printf '# tool=profheap report=leak unit=bytes\n' >"$A/memory-leak.folded"
+printf 'profheap: 7: 0 allocations, 0 B allocated, peak 0 bytes (0 B)\n' >"$A/memory.log"
+rules "$A" >/dev/null
+check "no allocation: the memory section says why it is empty" 0 1 grep -c 'No allocation: the program made no heap allocation' "$A/index.html"
+
+# the real capture of a PyTorch run on an H100 (tests/data/h100-torch: the
+# first 20 s of its gpu.tsv and host.tsv, cpu.top.tsv of its cpu.folded);
+# the figures as awk finds them in the TSV: 200 samples, util 29.6% on
+# average, peak 100; 63 samples of sw_power_cap (6.3 s); RSS 836141056
+H1=$TMP/h100
+mkdir -p "$H1"
+for f in gpu.tsv host.tsv; do gzip -dc "$TESTS/data/h100-torch/$f.gz" >"$H1/$f"; done
+cp "$TESTS/data/h100-torch/cpu.top.tsv" "$H1/"
+printf '# mode=all\n# command=python3%%20workload.py%%203\n# freq=999\n# call_graph=fp\n' >"$H1/run.meta"
+# the GPU idle 6 s while python imports torch and sets CUDA up at 100% of a core
+check "H100 run: findings" 0 "hot gpu-idle throttle " rules "$H1"
+check "H100 run: the GPU waits for the CPU at start-up" 0 1 \
+	grep -c 'the GPU was idle (below 5%) for 6 s, 30% of the 19.9 s the command ran, while the command used 50% or more of a core; the longest stretch from 2.1 s to 6.1 s.' "$H1/index.html"
+check "H100 run: GPU utilisation" 0 "29.6% on average (peak 100%) over 19.9 s, 1 GPU" summary "$H1" "GPU utilisation"
+check "H100 run: throttled at the power cap" 0 "6.3 s (sw_power_cap 6.3 s)" summary "$H1" "GPU throttled"
+check "H100 run: peak RSS of the command's tree" 0 "797 MiB (gpu run, the command's tree)" summary "$H1" "Peak RSS"
+
 # ---- in a real browser (optional) ----
 CHROMIUM=
 for c in chromium chromium-browser google-chrome; do

@@ -295,7 +295,11 @@ static void read_gpu(struct prof_report_facts *f, const char *dir)
 	f->gpu_util_max = column_max(&g, "util_pct");
 	f->gpu_mem_max = column_max(&g, "mem_used_bytes");
 	if (!isnan(f->gpu_util_max))
-		f->gpu_idle_s = f->throttled_s = 0;
+		f->gpu_idle_s = 0;
+	/* throttling measured only where the device reports reasons (an empty cell: not) */
+	for (size_t r = 0; thc >= 0 && r < g.nrows && isnan(f->throttled_s); r++)
+		if (*g.cells[r * g.ncols + (size_t)thc])
+			f->throttled_s = 0;
 	for (size_t r = 0; r < g.nrows; r++) {
 		double t = cell_num(&g, r, tc) / 1e9, u = cell_num(&g, r, uc), id = cell_num(&g, r, gc);
 		size_t k = isnan(id) || id < 0 || id >= 64 ? 0 : (size_t)id;
@@ -326,7 +330,7 @@ static void read_gpu(struct prof_report_facts *f, const char *dir)
 		prof_buf_release(&b);
 	}
 	if (!table_of(dir, "host.tsv", &h)) {
-		double last = NAN;
+		double last = NAN, run_from = NAN;
 
 		hc = prof_table_column(&h, "cpu_pct");
 		htc = prof_table_column(&h, "time_ns");
@@ -349,12 +353,50 @@ static void read_gpu(struct prof_report_facts *f, const char *dir)
 					if (!isnan(u) && (isnan(util) || u > util))
 						util = u;
 				}
-			if (!isnan(util) && util < GPU_IDLE_PCT && cpu >= CPU_BUSY_PCT)
+			if (!isnan(util) && util < GPU_IDLE_PCT && cpu >= CPU_BUSY_PCT) {
 				f->idle_busy_s += dt;
+				if (isnan(run_from))
+					run_from = (t - dt * 1e9) / 1e9;
+				if (t / 1e9 - run_from > f->idle_busy_to - f->idle_busy_from) {
+					f->idle_busy_from = run_from;
+					f->idle_busy_to = t / 1e9;
+				}
+			} else {
+				run_from = NAN;
+			}
 		}
 		prof_table_release(&h);
 	}
 	prof_table_release(&g);
+}
+
+/*
+ * A time as prof_fmt_duration() writes it ("850 ns", "3.20 ms", "1.25 s",
+ * "2m05s"), in seconds; NAN if it is not one.
+ */
+static double parse_fmt_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end), scale = NAN;
+
+	if (end == s)
+		return NAN;
+	if (*end == 'm' && isdigit((unsigned char)end[1])) {
+		double sec = strtod(end + 1, &end);
+
+		return *end == 's' ? v * 60 + sec : NAN;
+	}
+	while (*end == ' ')
+		end++;
+	if (!strncmp(end, "ns", 2))
+		scale = 1e-9;
+	else if (!strncmp(end, "us", 2))
+		scale = 1e-6;
+	else if (!strncmp(end, "ms", 2))
+		scale = 1e-3;
+	else if (*end == 's')
+		scale = 1;
+	return v * scale;
 }
 
 /*
@@ -396,8 +438,8 @@ static void read_logs(struct prof_report_facts *f, const char *dir)
 			n->file = xstrdup(logs[i]);
 			n->text = xstrdup(line);
 			n->at_s = NAN;
-			if (a && (at = strstr(a, " at ")) && prof_parse_duration(at + 4, 1, &n->at_s) < 0)
-				n->at_s = NAN;
+			if (a && (at = strstr(a, " at ")))
+				n->at_s = parse_fmt_duration(at + 4);
 		}
 		prof_lines_close(lr);
 		prof_warn_muted--;
@@ -681,11 +723,14 @@ static void findings(struct prof_output *o, const struct prof_report_facts *f,
 	}
 	if (f->gpu_util_max >= GPU_USED_PCT && f->cmd_span_s > 0 &&
 	    f->idle_busy_s >= GPU_IDLE_SHARE * f->cmd_span_s && f->idle_busy_s >= GPU_MIN_S) {
-		snprintf(h, sizeof(h), "The GPU waits for the CPU (input pipeline?):");
+		char from[48], to[48];
+
+		snprintf(h, sizeof(h), "The GPU waits for the CPU (start-up, data loading, input pipeline):");
 		snprintf(e, sizeof(e), "the GPU was idle (below %.0f%%) for %s, %.0f%% of the %s the command ran, "
-			 "while the command used %.0f%% or more of a core.", GPU_IDLE_PCT,
-			 dur(a, sizeof(a), f->idle_busy_s), 100 * f->idle_busy_s / f->cmd_span_s,
-			 dur(b, sizeof(b), f->cmd_span_s), CPU_BUSY_PCT);
+			 "while the command used %.0f%% or more of a core; the longest stretch from %s to %s.",
+			 GPU_IDLE_PCT, dur(a, sizeof(a), f->idle_busy_s), 100 * f->idle_busy_s / f->cmd_span_s,
+			 dur(b, sizeof(b), f->cmd_span_s), CPU_BUSY_PCT,
+			 dur(from, sizeof(from), f->idle_busy_from), dur(to, sizeof(to), f->idle_busy_to));
 		finding(&c, "gpu-idle", "warn", h, e, "timeline", "Over time");
 	}
 	if (f->throttled_s >= GPU_MIN_S && f->gpu_span_s > 0 &&

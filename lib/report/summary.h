@@ -66,6 +66,7 @@ struct prof_report_facts {
 	double throttled_s;
 	char *throttle_reasons;		/* "sw_power_cap 3.2 s, ..." */
 	double idle_busy_s;		/* GPU idle while the command used a core */
+	double idle_busy_from, idle_busy_to;	/* its longest stretch, seconds */
 	double cmd_span_s;		/* time the host monitor saw the command */
 	char *no_gpu;			/* profgpu's reason when it found no GPU */
 	/* recorders' warnings: stacks cut short; profgpu's alerts */
