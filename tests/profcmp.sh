@@ -467,3 +467,11 @@ if have script && script -qc true /dev/null >/dev/null 2>&1; then
 else
 	skip "a terminal: colour and width" "script(1) cannot give a terminal here"
 fi
+# An endless line through a pipe: the copy of standard input stops at the
+# cap, as the reader does (it read on for ever, dropping the excess)
+run sh -c "cat /dev/zero | PROFTOOLS_MAX_LINE=4096 timeout 30 '$P' - '$TMP/b.folded'"
+if [ "$STATUS" = 1 ] && grep -q '^profcmp: <stdin>:1: line longer than 4096 bytes' "$TMP/stderr"; then
+	pass "an endless line on standard input ends at the cap: named, exit 1"
+else
+	fail "endless line on stdin" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi

@@ -452,7 +452,9 @@ static void write_tsv_row(const struct prof_function_change *c, struct prof_outp
 /* What a verdict rests on, for a person. */
 static const char *evidence(char *buf, size_t n, const struct prof_function_change *c)
 {
-	if (!isnan(c->ratio_lo))
+	if (c->verdict == PROF_CHANGE_SAME)
+		snprintf(buf, n, "-");	/* nothing to weigh */
+	else if (!isnan(c->ratio_lo))
 		snprintf(buf, n, "x%.3g..%.3g p=%.2g", c->ratio_lo, c->ratio_hi, c->p_value);
 	else if (!isnan(c->p_value))
 		snprintf(buf, n, "p=%.2g", c->p_value);

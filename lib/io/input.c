@@ -636,7 +636,7 @@ char *prof_spool_input(const char *path)
 	const char *dir = getenv("TMPDIR"), *name = prof_input_display_name(path), *kind;
 	char buf[65536], *tmp;
 	size_t cap = prof_max_line(), run = 0;	/* bytes since the last newline */
-	int first = 1, plain = 1, in = STDIN_FILENO, fd;
+	int first = 1, plain = 1, over = 0, in = STDIN_FILENO, fd;
 	ssize_t n;
 
 	/* A FIFO's open waits for its writer, as cat(1)'s does: then it is read once. */
@@ -659,8 +659,8 @@ char *prof_spool_input(const char *path)
 	spooled_names = xreallocarray(spooled_names, nspooled + 1, sizeof(*spooled_names));
 	spooled[nspooled] = tmp;
 	spooled_names[nspooled++] = xstrdup(name);
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		size_t i = 0, from = 0;
+	while (!over && (n = read(in, buf, sizeof(buf))) != 0) {
+		size_t i = 0, end = n > 0 ? (size_t)n : 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -670,9 +670,11 @@ char *prof_spool_input(const char *path)
 			plain = compression_of((unsigned char *)buf, (size_t)n) == PROF_COMP_NONE;
 		first = 0;
 		/*
-		 * A line of plain text over the cap is kept to cap + 1 bytes,
-		 * enough for the reader to say it is too long, so that /dev/zero
-		 * cannot fill the disk. Compressed input is copied as it is.
+		 * Plain text is copied up to cap + 1 bytes of its first line
+		 * over the cap, enough for the reader to say it is too long:
+		 * reading stops there, as the reader's does (io: a line over the
+		 * cap ends its input), so that /dev/zero ends and cannot fill
+		 * the disk. Compressed input is copied as it is.
 		 */
 		while (plain && i < (size_t)n) {
 			char *nl = memchr(buf + i, '\n', (size_t)n - i);
@@ -680,13 +682,14 @@ char *prof_spool_input(const char *path)
 			size_t room = run > cap ? 0 : cap + 1 - run;
 
 			if (c > room) {
-				write_all(fd, buf + from, i + room - from, tmp);
-				from = i + c;	/* the excess dropped, the newline kept */
+				end = i + room;
+				over = 1;
+				break;
 			}
 			run = nl ? 0 : run + c;
 			i += c + (nl ? 1 : 0);
 		}
-		write_all(fd, buf + from, (size_t)n - from, tmp);
+		write_all(fd, buf, end, tmp);
 	}
 	if (in != STDIN_FILENO)
 		close(in);

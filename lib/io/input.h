@@ -135,7 +135,8 @@ char *prof_read_file_max(const char *path, size_t max, size_t *len);
  * /tmp), for a tool that must read an input twice (sniff, then read).
  * Returns its malloc'ed path, removed at exit; dies on error (a full
  * disk is not worth going on with). A line longer than prof_max_line()
- * is copied to one byte over the cap, which the reader then reports.
+ * is copied to one byte over the cap, which the reader then reports, and
+ * the copy ends there, as the reader's reading would.
  */
 char *prof_spool_stdin(void);
 

@@ -115,17 +115,19 @@ int main(void)
 		CHECK_STR(base.cells[3], "300");
 		prof_table_release(&base);
 	}
-	TEST("tables: a line over the cap skipped and counted, the rows around it kept") {
+	TEST("tables: a line over the cap counted, ends the reading, the rows before it kept") {
 		char text[256];
 
-		snprintf(text, sizeof(text), "name\tv\na\t1\n%0100d\t2\nc\t3\n", 0);
+		snprintf(text, sizeof(text), "name\tv\na\t1\nb\t2\n%0100d\t2\nc\t3\n", 0);
 		prof_set_max_line(64);
 		CHECK(prof_table_read(put(0, text), &base, &bad) == 0);
 		prof_set_max_line(0);
 		CHECK(bad == 1 && base.nrows == 2);
-		CHECK_STR(base.cells[0], "a");
-		CHECK_STR(base.cells[1 * 2 + 1], "3");
-		CHECK(base.lines[1] == 4);
+		if (base.nrows == 2) {
+			CHECK_STR(base.cells[0], "a");
+			CHECK_STR(base.cells[1 * 2 + 1], "2");
+			CHECK(base.lines[1] == 3);
+		}
 		prof_table_release(&base);
 	}
 	TEST("tables: empty fields (more fields than half the line) and a row longer than the first") {
