@@ -6,6 +6,7 @@
  * of lib/gpu/sampler.h, and the exit status.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@
 #define SYNOPSIS                                                               \
 	"profgpu [-lqv] [-b backend[,backend]] [-c count] [-d duration]\n"      \
 	"               [-g index[,index]] [-i interval] [-o file] [--alert expr]\n" \
-	"               [--fail-on-alert] [--host] [--host-output file]\n"       \
+	"               [--fail-on-alert] [--host] [--host-output file] [--no-gpu-ok]\n" \
 	"               [--processes file] [--summary] [--tegrastats file]\n"    \
 	"               [--] [command [arg ...]]"
 
@@ -44,12 +45,14 @@ static const char help_text[] =
 	"  -v, --verbose          more messages\n"
 	"      --alert=expr       warn when expr (temp>85, mem>95%, util<10,\n"
 	"                         power>250W ...) becomes true; repeatable\n"
-	"      --fail-on-alert    exit 1 if an alert fired and command succeeded\n"
+	"      --fail-on-alert    exit 1 if an alert fired and command succeeded,\n"
+	"                         or if no GPU was found to judge a GPU alert\n"
 	"      --host             sample the host and command's process tree, not\n"
 	"                         GPUs: CPU, RSS, threads, faults, I/O, network,\n"
 	"                         temperature (schema profgpu-host); alerts rss>2G,\n"
 	"                         cpu>90%, host_cpu, swap, threads, temp\n"
 	"      --host-output=file  the host timeline too, beside the GPUs'\n"
+	"      --no-gpu-ok        --fail-on-alert passes when no GPU is found\n"
 	"      --processes=file   per-process GPU use of command's process tree\n"
 	"                         (schema profgpu-processes) to file\n"
 	"      --summary          write only the per-GPU summary as TSV\n"
@@ -64,6 +67,7 @@ enum {
 	OPT_FAIL_ON_ALERT,
 	OPT_HOST,
 	OPT_HOST_OUTPUT,
+	OPT_NO_GPU_OK,
 	OPT_PROCESSES,
 	OPT_SUMMARY,
 	OPT_TEGRASTATS,
@@ -82,6 +86,7 @@ static const struct option long_options[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
+	{ "no-gpu-ok", no_argument, NULL, OPT_NO_GPU_OK },
 	{ "output", required_argument, NULL, 'o' },
 	{ "processes", required_argument, NULL, OPT_PROCESSES },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -103,6 +108,7 @@ struct profgpu {
 	int host_only;			/* --host */
 	int summary_only;
 	int fail_on_alert;
+	int no_gpu_ok;
 	int list;
 	struct prof_gpu_alert *alerts;
 	size_t nalerts, alerts_cap;
@@ -113,6 +119,7 @@ struct profgpu {
 	struct prof_output *procs_out;
 	struct prof_output *host_out;	/* --host-output */
 	struct prof_host host;
+	struct prof_sigwatch signals;
 };
 
 #define usage_error(...) prof_usage_error(SYNOPSIS, __VA_ARGS__)
@@ -247,6 +254,9 @@ static int parse_options(struct profgpu *pg, int argc, char **argv)
 		case OPT_FAIL_ON_ALERT:
 			pg->fail_on_alert = 1;
 			break;
+		case OPT_NO_GPU_OK:
+			pg->no_gpu_ok = 1;
+			break;
 		case OPT_PROCESSES:
 			pg->procs_path = optarg;
 			break;
@@ -365,6 +375,17 @@ static int report_bad_input(const struct profgpu *pg, int argc)
 	return rval;
 }
 
+/* An alert only a GPU can judge while none is sampled, or NULL. */
+static const struct prof_gpu_alert *gpu_alerts_unjudged(const struct profgpu *pg)
+{
+	if (pg->host_only || pg->smp.nact)
+		return NULL;
+	for (size_t i = 0; i < pg->nalerts; i++)
+		if (prof_gpu_alert_needs_gpu(&pg->alerts[i], pg->host_path != NULL))
+			return &pg->alerts[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct profgpu pg;
@@ -397,6 +418,9 @@ int main(int argc, char **argv)
 	if (env && *env && strcmp(env, "0") != 0 && argc)
 		usage_error("PROFGPU_TEST_VIRTUAL_TIME needs no command%s", "");
 
+	/* Before any GPU library is loaded: its threads inherit the block (proc.h). */
+	prof_sigwatch_start(&pg.signals, (const int[]){ SIGCHLD, SIGINT, SIGTERM, SIGHUP,
+							SIGPIPE, 0 });
 	if (!pg.host_only)
 		discover(&pg, &why, 1);
 	prof_host_init(&pg.host, 0);
@@ -412,7 +436,7 @@ int main(int argc, char **argv)
 		.out = pg.out, .procs_out = pg.procs_out, .summary_only = pg.summary_only,
 		.host = pg.host_only || pg.host_path ? &pg.host : NULL,
 		.host_out = pg.host_only ? pg.out : pg.host_out, .host_only = pg.host_only,
-		.virtual_time = env && *env && strcmp(env, "0") != 0 });
+		.signals = &pg.signals, .virtual_time = env && *env && strcmp(env, "0") != 0 });
 	select_gpus(&pg);
 	prof_gpu_sampler_write_headers(&pg.smp);
 	report_devices(&pg, &why, argc);
@@ -423,14 +447,17 @@ int main(int argc, char **argv)
 	prof_gpu_sampler_write_summary(&pg.smp);
 	if (pg.smp.cfg.host)
 		prof_host_report(&pg.host);
-	if (prof_output_close(pg.out) < 0)
-		prof_gpu_sampler_output_error(&pg.smp);
-	if (pg.host_out && prof_output_close(pg.host_out) < 0)
-		prof_gpu_sampler_output_error(&pg.smp);
-	if (pg.procs_out && prof_output_close(pg.procs_out) < 0)
-		prof_gpu_sampler_output_error(&pg.smp);
+	prof_gpu_sampler_close(&pg.smp, pg.out, pg.output);
+	prof_gpu_sampler_close(&pg.smp, pg.host_out, pg.host_path);
+	prof_gpu_sampler_close(&pg.smp, pg.procs_out, pg.procs_path);
 	if (pg.smp.out_failed || (pg.smp.alerts_fired && pg.fail_on_alert))
 		rval = PROF_EXIT_FAIL;
+	if (pg.fail_on_alert && !pg.no_gpu_ok && gpu_alerts_unjudged(&pg)) {
+		prof_warn("--fail-on-alert: no GPU found to judge %s (--no-gpu-ok lets this pass)",
+			  gpu_alerts_unjudged(&pg)->text);
+		rval = PROF_EXIT_FAIL;
+	}
+	prof_sigwatch_close(&pg.signals);
 	prof_gpu_sampler_release(&pg.smp);
 	prof_host_release(&pg.host);
 	prof_gpu_set_release(&pg.set);

@@ -24,7 +24,7 @@ for variant in new old v2; do
 	v2) flags=-DPROCS_V2 ;;
 	esac
 	mkdir -p "$FAKE/$variant"
-	if ! ${CC:-cc} -shared -fPIC $flags -o "$FAKE/$variant/libnvidia-ml.so.1" \
+	if ! ${CC:-cc} -shared -fPIC -pthread $flags -o "$FAKE/$variant/libnvidia-ml.so.1" \
 		"$TESTS/fake-nvml/fake_nvml.c" 2>"$TMP/cc.err"; then
 		fail "build fake NVML ($variant)" "$(head -c 300 "$TMP/cc.err")"
 		exit 1
@@ -52,8 +52,9 @@ U1=GPU-fa4e0000-0000-0000-0000-000000000001
 
 # nv CMD...: run with the new fake NVML only.
 nv() { env PROFGPU_NVML_LIB="$NEW" "$@"; }
-# virt CMD...: the test clock (sample k at k * interval, no waiting).
-virt() { env PROFGPU_TEST_VIRTUAL_TIME=1 PROFGPU_NVML_LIB="${LIB:-$NEW}" "$@"; }
+# virt CMD...: the test clock (sample k at k * interval, no waiting), and
+# a driver that answers at once: each metric asked every sample.
+virt() { env PROFGPU_TEST_VIRTUAL_TIME=1 FAKE_NVML_LATENCY=0 PROFGPU_NVML_LIB="${LIB:-$NEW}" "$@"; }
 
 # ---------------------------------------------------------------- usage
 run "$P" -h
@@ -103,6 +104,15 @@ check_error "no GPU, no command" 1 'no GPU found .*nothing to sample' "$P" -d 1
 check_error "no GPU: -l fails" 1 'no GPU found \(nvml: cannot load' "$P" -l
 check_error "nvmlInit failing" 0 'nvmlInit_v2: Driver Not Loaded' \
 	env FAKE_NVML_INIT=9 PROFGPU_NVML_LIB="$NEW" "$P" -- true
+# A gate that cannot judge does not pass.
+check_error "--fail-on-alert with no GPU fails, naming why" 1 'fail-on-alert: no GPU found to judge util<10' \
+	"$P" -q --fail-on-alert --alert 'util<10' -- true
+check_status "--fail-on-alert with no GPU: --no-gpu-ok passes" 0 \
+	"$P" -q --fail-on-alert --no-gpu-ok --alert 'util<10' -- true
+check_status "--fail-on-alert with no GPU: the command's failure is kept" 3 \
+	"$P" -q --fail-on-alert --alert 'util<10' -- sh -c 'exit 3'
+check_status "--fail-on-alert with no GPU: a host alert is still judged" 0 \
+	"$P" -q --host-output /dev/null --fail-on-alert --alert 'rss>100G' -- true
 check_error "NVML with no GPUs" 0 'NVML found no GPU' \
 	env FAKE_NVML_GPUS=0 PROFGPU_NVML_LIB="$NEW" "$P" -- true
 check_error "not an NVML library" 0 'not an NVML library' \
@@ -193,6 +203,23 @@ if [ "$(cut -f1 "$TMP/stdout" | tr '\n' ' ')" = "time_ns 0 250000000 500000000 7
 	pass "interval in seconds"
 else
 	fail "interval in seconds" "$(cut -f1 "$TMP/stdout" | tr '\n' ' ')"
+fi
+
+# A driver as slow as a real H100's (the fake's default): the energy
+# counter (3.6 ms of CPU) is read at the first sample and then every ~18 s,
+# the rows between adding the power integral; PCIe throughput (20 ms a
+# direction) every ~10 s, the cells between empty.
+run env PROFGPU_TEST_VIRTUAL_TIME=1 PROFGPU_NVML_LIB="$NEW" FAKE_NVML_POWER=100000 \
+	FAKE_NVML_ENERGY=1000000,1002000 FAKE_NVML_PCIERX=2048 FAKE_NVML_PCIETX=1024 "$P" -q -c 250 -i 100ms
+awk -F '\t' 'NR > 1 { print $1 / 1e8, $11, $14 }' "$TMP/stdout" >"$TMP/slow.rows"
+e1=$(sed -n 2p "$TMP/slow.rows" | cut -d' ' -f2)
+pcie=$(awk '$3 != ""' "$TMP/slow.rows" | wc -l)
+counter=$(awk '$1 > 100 && $2 == 2' "$TMP/slow.rows" | wc -l)
+if [ "$STATUS" = 0 ] && [ "$e1" = 10 ] && [ "$pcie" -ge 2 ] && [ "$pcie" -le 5 ] &&
+	[ "$(sed -n 1p "$TMP/slow.rows")" = "0 0 2097152" ] && [ "$counter" -ge 1 ]; then
+	pass "a slow driver: energy counter and PCIe throughput read seldom ($pcie PCIe cells of 250)"
+else
+	fail "slow energy counter and PCIe" "exit $STATUS, e(100 ms)=$e1, $pcie PCIe cells, $counter rows set back by the counter: $(head -n 3 "$TMP/slow.rows" | tr '\n' '|')"
 fi
 
 # ---------------------------------------------------------------- unsupported metrics
@@ -366,6 +393,100 @@ else
 	fail "gzip output" "exit $STATUS"
 fi
 
+# ---------------------------------------------------------------- the driver's thread, signals
+# The fake, like libnvidia-ml, starts a thread in nvmlInit that can take
+# signals. Each run must end with its command (within a second), however
+# the SIGCHLD goes: end stamps of the command and of profgpu compared.
+now_ms() { date +%s%3N; }
+ends_with_command() { # NAME RUNS CMD...: every run ends < 1 s after its command
+	name=$1 runs=$2 late= hung=0 worst=0 k=0
+	shift 2
+	while [ "$k" -lt "$runs" ]; do
+		rm -f "$TMP/cmd-end"
+		timeout 5 "$@" sh -c 'sleep 0.02; date +%s%3N >"$0"' "$TMP/cmd-end" >/dev/null 2>"$TMP/ends.err"
+		st=$? end=$(now_ms)
+		if [ "$st" = 124 ] || [ ! -s "$TMP/cmd-end" ]; then
+			hung=$((hung + 1))
+		else
+			d=$((end - $(cat "$TMP/cmd-end")))
+			[ "$d" -gt "$worst" ] && worst=$d
+			[ "$d" -ge 1000 ] && late="$late $d"
+		fi
+		k=$((k + 1))
+	done
+	if [ "$hung" = 0 ] && [ -z "$late" ]; then
+		pass "$name: $runs runs ended with the command (worst ${worst} ms after)"
+	else
+		fail "$name" "$hung of $runs runs did not end (killed after 5 s); late by ms:$late; $(head -c 200 "$TMP/ends.err")"
+	fi
+}
+ends_with_command "profgpu -- cmd, driver thread with an empty mask" 50 \
+	env PROFGPU_NVML_LIB="$NEW" "$P" -q -i 10ms -o "$TMP/e.tsv" --processes "$TMP/e.p.tsv" \
+	--host-output "$TMP/e.h.tsv" --
+ends_with_command "profgpu -- cmd, driver thread with the inherited mask" 10 \
+	env PROFGPU_NVML_LIB="$NEW" FAKE_NVML_THREAD_MASK=inherit "$P" -q -i 10ms -o "$TMP/e.tsv" --
+W=$BIN/proftools-profile
+[ -x "$W" ] || W=$TOP/scripts/profile.sh
+ends_with_command "proftools-profile gpu -- cmd" 10 \
+	env PROFGPU_NVML_LIB="$NEW" PROFTOOLS_BIN="$BIN" "$W" gpu -q -o "$TMP/wrap" --
+
+# No thread of profgpu can take a signal it reads: each blocks it, or
+# the handler that passes it to the loop is installed (SigCgt).
+sigs_safe() { # PID: the threads that could take SIGHUP/INT/TERM/CHLD unhandled
+	mask=$(( (1 << 0) | (1 << 1) | (1 << 14) | (1 << 16) ))
+	for f in /proc/"$1"/task/*/status; do
+		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$f") cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "$f")
+		[ -n "$blk" ] || continue
+		if [ $(( (0x$blk | 0x$cgt) & mask )) != "$mask" ]; then
+			echo "$(cat "${f%status}comm") blk=$blk cgt=$cgt"
+		fi
+	done
+}
+for m in empty inherit; do
+	timeout 10 env PROFGPU_NVML_LIB="$NEW" FAKE_NVML_THREAD_MASK=$m "$P" -q -i 50ms -o /dev/null -- sleep 1 &
+	sleep 0.5
+	pid=$(pgrep -n -f "^$P -q -i 50ms -o /dev/null -- sleep 1")
+	nthr=$(ls /proc/"$pid"/task 2>/dev/null | wc -l)
+	bad=$(sigs_safe "$pid")
+	wait
+	if [ "$nthr" -ge 2 ] && [ -z "$bad" ]; then
+		pass "no thread can take a signal profgpu reads ($m mask, $nthr threads)"
+	else
+		fail "signals of every thread ($m mask)" "$nthr threads; $bad"
+	fi
+done
+
+# SIGTERM, SIGHUP, or SIGINT sent by a process: passed on to the command
+# (as SIGTERM when it ignores it: SIGINT in this background job), and the
+# samples so far are kept under the requested names, marked.
+for sig in TERM HUP INT; do
+	rm -f "$TMP"/s.* "$TMP"/.s.*
+	env PROFGPU_NVML_LIB="$NEW" FAKE_NVML_PROCS_FILE=/dev/null "$P" -q -i 20ms -o "$TMP/s.tsv" \
+		--processes "$TMP/s.p.tsv" --host-output "$TMP/s.h.tsv" -- sleep 30 2>"$TMP/s.err" &
+	pid=$!
+	# shellcheck disable=SC2016
+	sh -c 'sleep 20; kill -KILL "$0" 2>/dev/null' $pid &
+	dog=$!
+	sleep 0.6
+	kill -$sig $pid
+	st=0
+	wait $pid || st=$?
+	kill $dog 2>/dev/null
+	num=$(kill -l "$sig")
+	[ "$sig" = INT ] && num=15
+	left=$(ls -a "$TMP" | grep -c '^\.s\.')
+	if [ "$st" = $((128 + num)) ] && [ "$left" = 0 ] &&
+		[ "$(head -n 1 "$TMP/s.tsv")" = "# stopped_by=SIG$sig" ] &&
+		[ "$(head -n 1 "$TMP/s.h.tsv")" = "# stopped_by=SIG$sig" ] &&
+		[ "$(head -n 1 "$TMP/s.p.tsv")" = "# stopped_by=SIG$sig" ] &&
+		[ "$(grep -vc '^#' "$TMP/s.tsv")" -ge 5 ]; then
+		pass "SIG$sig: passed on, the samples committed and marked, no temporary file"
+	else
+		fail "SIG$sig to profgpu -- cmd" "exit $st; $left temporary files; $(head -n 1 "$TMP/s.tsv" 2>&1); $(head -c 200 "$TMP/s.err")"
+	fi
+	validate_tsv "SIG$sig: the cut timeline is valid" profgpu-timeline "$TMP/s.tsv"
+done
+
 # ---------------------------------------------------------------- GPU selection
 run virt FAKE_NVML_GPUS=3 "$P" -q -c 2 -g 2,0
 same "-g selects GPUs" "0 2 0 2 " "$(sed 1d "$TMP/stdout" | cut -f2 | tr '\n' ' ')"
@@ -432,6 +553,28 @@ procs_test "_v3 24-byte entries of driver 535.104" "$NEW" 535.104.05 "$(printf '
 procs_test "_v2 entries" "$V2" 550.54.14 "$(printf '40\t10')"
 procs_test "v1 entries of an old driver" "$OLD" 470.82.01 "$(printf '\t')"
 validate_tsv "processes TSV is valid" profgpu-processes "$TMP/p.tsv"
+# The driver refreshes per-process utilisation every 200 ms and answers
+# only samples newer than the last seen: polled every 50 ms, every row of
+# a busy process still has its utilisation (held, not a hole).
+run env PROFGPU_NVML_LIB="$NEW" FAKE_NVML_PROCS_FILE="$TMP/procs-busy" "$P" -q -i 50ms -o /dev/null \
+	--processes "$TMP/busy.tsv" -- sh -c 'echo "0 $$ 1048576 97 33" >"$0"; sleep 1.2' "$TMP/procs-busy"
+rows=$(grep -vc '^time_ns' "$TMP/busy.tsv")
+holes=$(awk -F'\t' 'NR > 1 && $6 == ""' "$TMP/busy.tsv" | wc -l)
+if [ "$STATUS" = 0 ] && [ "$rows" -ge 10 ] && [ "$holes" = 0 ] &&
+	[ "$(awk -F'\t' 'NR > 1 { print $6 "/" $7 }' "$TMP/busy.tsv" | sort -u)" = 97/33 ]; then
+	pass "processes: polled faster than the driver's 200 ms, no hole ($rows rows)"
+else
+	fail "processes: utilisation held between the driver's samples" "exit $STATUS, $holes of $rows rows empty"
+fi
+# A driver without per-process utilisation: said once, the cells empty.
+run env PROFGPU_NVML_LIB="$OLD" FAKE_NVML_PROCS_FILE="$TMP/procs-busy" "$P" -q -i 20ms -o /dev/null \
+	--processes "$TMP/old.tsv" -- sh -c 'echo "0 $$ 1048576 97 33" >"$0"; sleep 0.3' "$TMP/procs-busy"
+if [ "$STATUS" = 0 ] && [ "$(grep -c 'no per-process utilisation' "$TMP/stderr")" = 1 ] &&
+	[ "$(grep -vc '^time_ns' "$TMP/old.tsv")" -ge 3 ]; then
+	pass "processes: a driver that cannot fill sm_util_pct says so once"
+else
+	fail "processes: no per-process utilisation said once" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
 # Without a command every process is listed.
 printf '0 1 4096\n0 2 8192\n' >"$TMP/procs"
 run virt FAKE_NVML_PROCS_FILE="$TMP/procs" "$P" -q -c 1 -o /dev/null --processes -
@@ -650,6 +793,72 @@ else
 		pass "--host-output: the host timeline beside the GPU one"
 	else
 		fail "--host-output" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+# Peaks between samples, every thread's switches, one thread at most 100 %.
+cat >"$TMP/hostprog.c" <<'CEOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+static void *switcher(void *a)
+{
+	(void)a;
+	for (int i = 0; i < 400; i++)
+		usleep(1000);
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	(void)argc;
+	if (strcmp(argv[1], "burst") == 0) {
+		/* 64 MiB for a few ms, far less than an interval */
+		volatile char *p = malloc(64 << 20);
+		for (int i = 0; i < (64 << 20); i += 4096)
+			p[i] = 1;
+		free((void *)p);
+		usleep(300000);
+	} else if (strcmp(argv[1], "switches") == 0) {
+		pthread_t t;
+		pthread_create(&t, NULL, switcher, NULL);
+		pthread_join(t, NULL);
+	} else {
+		struct timespec t0, t;
+		volatile unsigned long x = 0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			for (int i = 0; i < 100000; i++)
+				x++;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < 1.0);
+	}
+	return 0;
+}
+CEOF
+if ! cc -O1 -pthread -o "$TMP/hostprog" "$TMP/hostprog.c" 2>"$TMP/cc.err"; then
+	fail "host: build hostprog" "$(head -c 200 "$TMP/cc.err")"
+else
+	run "$P" --host -i 200ms -o "$TMP/hb.tsv" -- "$TMP/hostprog" burst
+	peak=$(sed -n 's/.*peak RSS \([0-9.]*\) MiB.*/\1/p' "$TMP/stderr")
+	if [ "$STATUS" = 0 ] && [ "${peak%.*}" -ge 64 ] 2>/dev/null; then
+		pass "--host: a peak between two samples is the summary's peak RSS ($peak MiB)"
+	else
+		fail "--host: peak RSS between samples" "exit $STATUS, peak '$peak' MiB (want >= 64): $(head -c 300 "$TMP/stderr")"
+	fi
+	run "$P" --host -q -i 100ms -o "$TMP/hs.tsv" -- "$TMP/hostprog" switches
+	sw=$(awk -F'\t' 'NR > 1 && $9 != "" && $9 > m { m = $9 } END { printf "%d", m }' "$TMP/hs.tsv")
+	if [ "$STATUS" = 0 ] && [ "$sw" -ge 200 ]; then
+		pass "--host: context switches of every thread ($sw/s at most)"
+	else
+		fail "--host: context switches of a worker thread" "exit $STATUS, at most $sw/s (want >= 200)"
+	fi
+	run "$P" --host -q -i 100ms -o "$TMP/hc.tsv" -- "$TMP/hostprog" spin
+	max=$(awk -F'\t' 'NR > 1 && $4 != "" && $4 > m { m = $4 } END { print m + 0 }' "$TMP/hc.tsv")
+	if [ "$STATUS" = 0 ] && awk -v m="$max" 'BEGIN { exit !(m > 5 && m <= 100.5) }'; then
+		pass "--host: one spinning thread at most 100% ($max%)"
+	else
+		fail "--host: one thread's CPU" "exit $STATUS, at most $max% (want 5 to 100.5)"
 	fi
 fi
 check_error "--host with --summary is a usage error" 2 'not with --summary' "$P" --host --summary -- true

@@ -8,6 +8,7 @@
  * 126 if it could not be executed, 127 if it was not found, 128+N if
  * signal N killed it.
  */
+#include <signal.h>
 #include <sys/types.h>
 
 struct prof_child {
@@ -49,6 +50,59 @@ int prof_child_start(struct prof_child *c, const char *name);
  * the command.
  */
 int prof_signal_ignored_at_start(int sig);
+
+/*
+ * The signals a tool reads, taken so that no thread can lose them.
+ *
+ * A library the tool loads may start threads (libnvidia-ml starts one
+ * in nvmlInit, libdw's debuginfod client and CUDA may too). A signal
+ * sent to the process goes to any thread that does not block it: one
+ * with the default action taken there is lost (SIGCHLD) or kills the
+ * process (SIGTERM) while the main thread waits on its signalfd. So
+ * prof_sigwatch_start(), called before any library is loaded or
+ * initialised:
+ *  - blocks the signals in the calling thread, so that every thread
+ *    started after it inherits the block; they stay pending for the
+ *    signalfd (sigfd);
+ *  - installs a handler for each, which writes the signal to a pipe
+ *    (pipe_rd): a thread that unblocks signals itself runs the handler
+ *    instead of the default action, and the signal still reaches the
+ *    tool's loop.
+ * The child of prof_child_spawn() gets back the mask and dispositions
+ * the tool started with (a SIGINT ignored in a shell's background job is
+ * ignored by the command, while the tool, asked by kill, still stops).
+ */
+struct prof_sigwatch {
+	int sigfd;		/* signalfd of the blocked signals */
+	int pipe_rd;		/* what the handlers wrote */
+	sigset_t set;		/* the signals watched */
+};
+
+/*
+ * Watch the signals of sigs (a list ended by 0) as above. Poll sigfd and
+ * pipe_rd for POLLIN; read with prof_sigwatch_next(). One watch per
+ * process. Dies on failure (signalfd, pipe: out of descriptors).
+ */
+void prof_sigwatch_start(struct prof_sigwatch *w, const int *sigs);
+
+/*
+ * The next signal received, or 0 when none is pending (never blocks).
+ * *from_user (may be NULL) becomes 1 when the signal was sent by a
+ * process (kill(2), SI_USER or SI_QUEUE), 0 when the kernel or the
+ * terminal raised it (^C).
+ */
+int prof_sigwatch_next(struct prof_sigwatch *w, int *from_user);
+
+/* Close the descriptors; the signals stay blocked and caught. */
+void prof_sigwatch_close(struct prof_sigwatch *w);
+
+/*
+ * A pidfd of pid (pidfd_open(2)): readable when pid exits, however the
+ * signals go; poll it to notice the command's end without relying on
+ * SIGCHLD. -1 on kernels before 5.3 (the caller then polls with a
+ * timeout and waitpid(WNOHANG)).
+ */
+int prof_child_pidfd(pid_t pid);
 
 /* Exit status for a wait() status: code, or 128 + signal number. */
 int prof_exit_status(int wstatus);

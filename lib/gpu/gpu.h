@@ -382,6 +382,7 @@ struct prof_gpu_stats {
 	enum prof_gpu_energy_source energy_source;
 	double energy_base;		/* counter at the first sample */
 	double energy_j;		/* since the first sample */
+	double counter_j;		/* energy_j at the last counter reading */
 	int have_energy;
 	double prev_power;
 	int prev_have_power;
@@ -395,7 +396,10 @@ struct prof_gpu_stats {
  * since the first sample: counter difference when the first sample
  * carried an energy counter, else the trapezoid integral of power (an
  * interval with power unknown at either end adds nothing; the energy
- * cell is empty while power is unknown). The throttle state of a sample
+ * cell is empty while power is unknown). A backend may read a costly
+ * counter less often than it samples: a sample without it then adds
+ * the power integral to the last counter reading, and the next reading
+ * sets the total right again. The throttle state of a sample
  * covers the interval since the previous sample.
  */
 void prof_gpu_stats_add(struct prof_gpu_stats *st, struct prof_gpu_sample *s);
@@ -427,6 +431,12 @@ struct prof_gpu_alert {
 	double value;
 	int percent;		/* mem only: value is % of total memory */
 };
+
+/*
+ * Whether only a GPU can judge alert a: a GPU metric, temp included
+ * unless the host monitor runs (host nonzero: its hottest zone is temp).
+ */
+int prof_gpu_alert_needs_gpu(const struct prof_gpu_alert *a, int host);
 
 /*
  * Parse an alert expression METRIC OP VALUE[UNIT]: GPU metrics util,

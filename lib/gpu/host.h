@@ -7,10 +7,12 @@
  * (prof-formats.5):
  *
  *   the tree (the command and its descendants, found through the
- *   parents in /proc/PID/stat): CPU use in % of one core, resident and
- *   swapped memory, processes, threads, major faults and context
- *   switches per second, bytes read and written per second
- *   (/proc/PID/io, where readable);
+ *   parents in /proc/PID/stat): CPU use in % of one core (each process's
+ *   CPU clock, to the nanosecond, and its reaped children's ticks),
+ *   resident and swapped memory, processes, threads, major faults and
+ *   context switches per second (of every thread), bytes read and
+ *   written per second (/proc/PID/io, where readable); the peak RSS of
+ *   the summary also from the kernel's high-water marks (VmHWM);
  *   the host: CPU use in % of all cores (/proc/stat), network bytes
  *   received and sent per second (/proc/net/dev, loopback left out),
  *   the hottest thermal zone (/sys/class/thermal/thermal_zone[N]/temp).
@@ -66,10 +68,15 @@ struct prof_host {
 	pid_t root;			/* the command, or 0: no tree */
 	char proc[256], sys[256];	/* /proc and /sys, or the test roots */
 	long ticks_per_s;
+	int real_proc;			/* proc is /proc: CPU clocks of its pids work */
 	int children_files;		/* /proc/PID/task/TID/children exist */
 	struct prof_host_counters prev;
 	int have_prev;
-	/* Summary. */
+	/*
+	 * Summary. peak_rss: the highest of the samples' RSS, of the
+	 * kernel's high-water mark (VmHWM) of each process of the tree,
+	 * and of prof_host_note_peak() (the command's at its exit).
+	 */
 	uint64_t samples, peak_rss;
 	double max_cpu_pct, sum_cpu_pct, max_temp_c;
 	uint64_t cpu_samples;
@@ -83,6 +90,12 @@ void prof_host_init(struct prof_host *h, pid_t root);
 
 /* The tree to watch from now on (the command, once spawned). */
 void prof_host_set_root(struct prof_host *h, pid_t root);
+
+/*
+ * A peak RSS in bytes learnt otherwise (the command's ru_maxrss when it
+ * was reaped: it held that much, maybe between two samples).
+ */
+void prof_host_note_peak(struct prof_host *h, uint64_t rss);
 
 /* Read the host and the tree at time_ns into s, and count it for the summary. */
 void prof_host_sample(struct prof_host *h, uint64_t time_ns, struct prof_host_sample *s);

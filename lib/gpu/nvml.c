@@ -9,15 +9,29 @@
  * is an empty cell from then on; other errors leave the cell empty for
  * that sample and are reported once per metric; NVML_ERROR_GPU_IS_LOST
  * ends the device.
+ *
+ * Cost: most calls take a few tens of microseconds, but on a real H100
+ * (driver 580) nvmlDeviceGetTotalEnergyConsumption took 3.6 ms of CPU a
+ * call (a GSP RPC) and nvmlDeviceGetPcieThroughput 1 ms of CPU and 20 ms
+ * of waiting per direction: asked every 100 ms they made profgpu cost
+ * 18 times what nvidia-smi does. So the first call of each of those is
+ * timed, and one that proves slow (NV_SLOW_CPU_NS of CPU or
+ * NV_SLOW_WALL_NS of waiting) is asked again only after a period that
+ * keeps it within a small share of one core (NV_CPU_SHARE) and of the
+ * time (NV_WALL_SHARE): energy about every 18 s (the rows in between add
+ * the power integral to the last reading, stats.c), PCIe throughput about
+ * every 10 s (the cells in between are empty).
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "base/buf.h"
 #include "base/error.h"
-#include "gpu/gpu.h"
+#include "base/units.h"
 #include "base/xalloc.h"
+#include "gpu/gpu.h"
 
 /* nvmlReturn_t values used here. */
 enum {
@@ -118,6 +132,31 @@ enum {
 	NVM_MEM_V2 = 1u << 22,
 };
 
+/*
+ * A process's latest utilisation sample from the driver, held: the driver
+ * takes one about every 200 ms and nvmlDeviceGetProcessUtilization gives
+ * only those newer than the last time stamp seen, so a caller polling
+ * every 100 ms gets nothing every other time while the process is busy.
+ */
+struct nv_held_util {
+	unsigned int pid;
+	unsigned int sm, mem;
+	unsigned long long stamp;	/* the driver's */
+	uint64_t got_ns;		/* prof_now_ns() when it came */
+};
+/* How long a held sample stands for the process (5 of the driver's periods). */
+#define NV_HOLD_NS 1000000000ull
+
+/* A call timed once, then asked at most every every_ns if it proved slow. */
+struct nv_slow {
+	int timed;
+	uint64_t every_ns, next_ns;	/* in sample time (since the first sample) */
+};
+#define NV_SLOW_CPU_NS 500000ull	/* 0.5 ms of CPU a call is slow */
+#define NV_SLOW_WALL_NS 5000000ull	/* and so is 5 ms of waiting */
+#define NV_CPU_SHARE 5000		/* a slow call: 1/5000 of a core (0.02 %) */
+#define NV_WALL_SHARE 500		/* and 1/500 of the time spent waiting */
+
 struct nvml_dev {
 	struct nvml_lib *nv;
 	nvdev h;
@@ -128,6 +167,10 @@ struct nvml_dev {
 	struct nv_process_util *ubuf;
 	unsigned int ucap;
 	unsigned long long last_seen;
+	struct nv_held_util *held;
+	size_t nheld, held_cap;
+	struct nv_slow energy, pcie_rx, pcie_tx;
+	int said_no_util, said_no_mem;	/* told once on stderr */
 };
 
 static const char *nv_strerror(const struct nvml_lib *nv, nvret r)
@@ -168,6 +211,43 @@ static int nv_result(struct prof_gpu_dev *d, unsigned metric, const char *fn, nv
 
 #define NV_WANT(nd, m) (!((nd)->unsupported & (m)))
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether a slow call is due at sample time t. */
+static int nv_due(const struct nv_slow *w, uint64_t t)
+{
+	return !w->timed || t >= w->next_ns;
+}
+
+/* Before a call that may be slow: its start (CPU, wall) when it is to be timed. */
+static void nv_slow_begin(const struct nv_slow *w, uint64_t start[2])
+{
+	if (!w->timed) {
+		start[0] = thread_cpu_ns();
+		start[1] = prof_now_ns();
+	}
+}
+
+/* After it: the first time, its period from what it cost; then the next time due. */
+static void nv_slow_end(struct nv_slow *w, const uint64_t start[2], uint64_t t)
+{
+	if (!w->timed) {
+		uint64_t cpu = thread_cpu_ns() - start[0], wall = prof_now_ns() - start[1];
+
+		w->timed = 1;
+		if (cpu >= NV_SLOW_CPU_NS || wall >= NV_SLOW_WALL_NS)
+			w->every_ns = cpu * NV_CPU_SHARE > wall * NV_WALL_SHARE ?
+				      cpu * NV_CPU_SHARE : wall * NV_WALL_SHARE;
+	}
+	w->next_ns = t + w->every_ns;
+}
+
 #define NV_CHECK(d, m, fn, call)                                               \
 	({                                                                     \
 		int nv_ok_ = nv_result((d), (m), (fn), (call));                \
@@ -182,6 +262,8 @@ static int nv_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
 	struct nvml_lib *nv = nd->nv;
 	unsigned int u;
 	unsigned long long ull;
+	uint64_t t[2] = { 0, 0 };
+	nvret r;
 
 	if (NV_WANT(nd, PROF_GPU_HAVE_UTIL)) {
 		struct nv_utilization ut;
@@ -195,7 +277,6 @@ static int nv_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
 	}
 	if (NV_WANT(nd, NVM_MEM_V2)) {
 		struct nv_memory_v2 m2;
-		nvret r;
 
 		memset(&m2, 0, sizeof(m2));
 		m2.version = NV_MEMORY_V2_VERSION;
@@ -231,11 +312,14 @@ static int nv_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
 		s->power_w = u / 1000.0;
 		s->have |= PROF_GPU_HAVE_POWER;
 	}
-	if (NV_WANT(nd, PROF_GPU_HAVE_ENERGY) &&
-	    NV_CHECK(d, PROF_GPU_HAVE_ENERGY, "nvmlDeviceGetTotalEnergyConsumption",
-		     nv->get_energy(nd->h, &ull))) {
-		s->energy_j = ull / 1000.0;
-		s->have |= PROF_GPU_HAVE_ENERGY;
+	if (NV_WANT(nd, PROF_GPU_HAVE_ENERGY) && nv_due(&nd->energy, s->time_ns)) {
+		nv_slow_begin(&nd->energy, t);
+		r = nv->get_energy(nd->h, &ull);
+		nv_slow_end(&nd->energy, t, s->time_ns);
+		if (NV_CHECK(d, PROF_GPU_HAVE_ENERGY, "nvmlDeviceGetTotalEnergyConsumption", r)) {
+			s->energy_j = ull / 1000.0;
+			s->have |= PROF_GPU_HAVE_ENERGY;
+		}
 	}
 	if (NV_WANT(nd, PROF_GPU_HAVE_SM_CLOCK) &&
 	    NV_CHECK(d, PROF_GPU_HAVE_SM_CLOCK, "nvmlDeviceGetClockInfo",
@@ -250,17 +334,23 @@ static int nv_sample(struct prof_gpu_dev *d, struct prof_gpu_sample *s)
 		s->have |= PROF_GPU_HAVE_MEM_CLOCK;
 	}
 	/* KB/s, 1 KB = 1024 bytes. */
-	if (NV_WANT(nd, PROF_GPU_HAVE_PCIE_RX) &&
-	    NV_CHECK(d, PROF_GPU_HAVE_PCIE_RX, "nvmlDeviceGetPcieThroughput",
-		     nv->get_pcie(nd->h, NV_PCIE_RX_BYTES, &u))) {
-		s->pcie_rx = (uint64_t)u * 1024;
-		s->have |= PROF_GPU_HAVE_PCIE_RX;
+	if (NV_WANT(nd, PROF_GPU_HAVE_PCIE_RX) && nv_due(&nd->pcie_rx, s->time_ns)) {
+		nv_slow_begin(&nd->pcie_rx, t);
+		r = nv->get_pcie(nd->h, NV_PCIE_RX_BYTES, &u);
+		nv_slow_end(&nd->pcie_rx, t, s->time_ns);
+		if (NV_CHECK(d, PROF_GPU_HAVE_PCIE_RX, "nvmlDeviceGetPcieThroughput", r)) {
+			s->pcie_rx = (uint64_t)u * 1024;
+			s->have |= PROF_GPU_HAVE_PCIE_RX;
+		}
 	}
-	if (NV_WANT(nd, PROF_GPU_HAVE_PCIE_TX) &&
-	    NV_CHECK(d, PROF_GPU_HAVE_PCIE_TX, "nvmlDeviceGetPcieThroughput",
-		     nv->get_pcie(nd->h, NV_PCIE_TX_BYTES, &u))) {
-		s->pcie_tx = (uint64_t)u * 1024;
-		s->have |= PROF_GPU_HAVE_PCIE_TX;
+	if (NV_WANT(nd, PROF_GPU_HAVE_PCIE_TX) && nv_due(&nd->pcie_tx, s->time_ns)) {
+		nv_slow_begin(&nd->pcie_tx, t);
+		r = nv->get_pcie(nd->h, NV_PCIE_TX_BYTES, &u);
+		nv_slow_end(&nd->pcie_tx, t, s->time_ns);
+		if (NV_CHECK(d, PROF_GPU_HAVE_PCIE_TX, "nvmlDeviceGetPcieThroughput", r)) {
+			s->pcie_tx = (uint64_t)u * 1024;
+			s->have |= PROF_GPU_HAVE_PCIE_TX;
+		}
 	}
 	if (NV_WANT(nd, PROF_GPU_HAVE_THROTTLE) &&
 	    NV_CHECK(d, PROF_GPU_HAVE_THROTTLE, nv->throttle_fn_name,
@@ -326,27 +416,31 @@ static int nv_proc_list(struct prof_gpu_dev *d, nv_procs_fn fn, const char *fnam
 	return 0;
 }
 
-static int nv_processes(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_t max)
+/* Keep u as pid's latest sample if it is newer than the one held. */
+static void nv_hold(struct nvml_dev *nd, const struct nv_process_util *u, uint64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < nd->nheld; i++)
+		if (nd->held[i].pid == u->pid)
+			break;
+	if (i == nd->nheld) {
+		PROF_GROW(nd->held, nd->nheld + 1, nd->held_cap);
+		nd->nheld++;
+	} else if (nd->held[i].stamp >= u->time_stamp) {
+		return;
+	}
+	nd->held[i] = (struct nv_held_util){ u->pid, u->sm_util, u->mem_util, u->time_stamp, now };
+}
+
+/* The newer samples from the driver into the held ones; PROF_GPU_LOST or 0. */
+static int nv_fetch_util(struct prof_gpu_dev *d, uint64_t now)
 {
 	struct nvml_dev *nd = d->priv;
 	struct nvml_lib *nv = nd->nv;
-	size_t n = 0;
-	unsigned int count;
-	nvret r;
+	unsigned int count = nd->ucap;
+	nvret r = nv->get_process_util(nd->h, nd->ubuf, &count, nd->last_seen);
 
-	if ((!nv->compute_procs && !nv->graphics_procs) || !NV_WANT(nd, NVM_PROCS))
-		return -1;
-	if (nv->compute_procs &&
-	    nv_proc_list(d, nv->compute_procs, nv->compute_name, out, max, &n) == PROF_GPU_LOST)
-		return PROF_GPU_LOST;
-	if (nv->graphics_procs &&
-	    nv_proc_list(d, nv->graphics_procs, nv->graphics_name, out, max, &n) == PROF_GPU_LOST)
-		return PROF_GPU_LOST;
-	if (!n || !nv->get_process_util || !NV_WANT(nd, NVM_PROC_UTIL))
-		return (int)n;
-	/* Utilisation samples newer than the last ones seen. */
-	count = nd->ucap;
-	r = nv->get_process_util(nd->h, nd->ubuf, &count, nd->last_seen);
 	if (r == NV_ERROR_INSUFFICIENT_SIZE && count > nd->ucap) {
 		nd->ucap = count + 16;
 		nd->ubuf = xreallocarray(nd->ubuf, nd->ucap, sizeof(*nd->ubuf));
@@ -356,24 +450,77 @@ static int nv_processes(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_
 	if (r == NV_ERROR_GPU_IS_LOST)
 		return PROF_GPU_LOST;
 	if (r != NV_SUCCESS) {
+		/* NOT_FOUND: no sample since the last one, the usual answer. */
 		nv_result(d, NVM_PROC_UTIL, "nvmlDeviceGetProcessUtilization", r);
-		return (int)n;
+		return 0;
 	}
 	if (count > nd->ucap)
 		count = nd->ucap;
 	for (unsigned int i = 0; i < count; i++) {
-		const struct nv_process_util *u = &nd->ubuf[i];
+		if (nd->ubuf[i].time_stamp > nd->last_seen)
+			nd->last_seen = nd->ubuf[i].time_stamp;
+		nv_hold(nd, &nd->ubuf[i], now);
+	}
+	return 0;
+}
 
-		if (u->time_stamp > nd->last_seen)
-			nd->last_seen = u->time_stamp;
+/* Say once when the driver cannot fill a column of the processes at all. */
+static void nv_say_missing(struct prof_gpu_dev *d, const struct prof_gpu_proc *out, size_t n)
+{
+	struct nvml_dev *nd = d->priv;
+	int mem = 0;
+
+	if (!nd->said_no_util && (!nd->nv->get_process_util || !NV_WANT(nd, NVM_PROC_UTIL))) {
+		nd->said_no_util = 1;
+		prof_warn("gpu %u (%s): the driver gives no per-process utilisation "
+			  "(nvmlDeviceGetProcessUtilization %s): sm_util_pct and mem_util_pct "
+			  "stay empty", d->index, d->name,
+			  nd->nv->get_process_util ? "not supported" : "missing");
+	}
+	for (size_t j = 0; j < n; j++)
+		mem |= out[j].have & PROF_GPU_HAVE_MEM_USED;
+	if (n && !mem && !nd->said_no_mem) {
+		nd->said_no_mem = 1;
+		prof_warn("gpu %u (%s): the driver gives no per-process memory (MIG, or no "
+			  "permission): mem_used_bytes stays empty", d->index, d->name);
+	}
+}
+
+static int nv_processes(struct prof_gpu_dev *d, struct prof_gpu_proc *out, size_t max)
+{
+	struct nvml_dev *nd = d->priv;
+	struct nvml_lib *nv = nd->nv;
+	uint64_t now = prof_now_ns();
+	size_t n = 0, keep = 0;
+
+	if ((!nv->compute_procs && !nv->graphics_procs) || !NV_WANT(nd, NVM_PROCS))
+		return -1;
+	if (nv->compute_procs &&
+	    nv_proc_list(d, nv->compute_procs, nv->compute_name, out, max, &n) == PROF_GPU_LOST)
+		return PROF_GPU_LOST;
+	if (nv->graphics_procs &&
+	    nv_proc_list(d, nv->graphics_procs, nv->graphics_name, out, max, &n) == PROF_GPU_LOST)
+		return PROF_GPU_LOST;
+	if (n && nv->get_process_util && NV_WANT(nd, NVM_PROC_UTIL) &&
+	    nv_fetch_util(d, now) == PROF_GPU_LOST)
+		return PROF_GPU_LOST;
+	nv_say_missing(d, out, n);
+	/* Each process's held sample while it is recent; older ones are dropped. */
+	for (size_t i = 0; i < nd->nheld; i++) {
+		const struct nv_held_util *h = &nd->held[i];
+
+		if (now - h->got_ns > NV_HOLD_NS)
+			continue;
+		nd->held[keep++] = *h;
 		for (size_t j = 0; j < n; j++) {
-			if (out[j].pid != u->pid)
+			if (out[j].pid != h->pid)
 				continue;
-			out[j].sm_util_pct = u->sm_util;
-			out[j].mem_util_pct = u->mem_util;
+			out[j].sm_util_pct = h->sm;
+			out[j].mem_util_pct = h->mem;
 			out[j].have |= PROF_GPU_HAVE_UTIL | PROF_GPU_HAVE_MEM_UTIL;
 		}
 	}
+	nd->nheld = keep;
 	return (int)n;
 }
 
@@ -395,6 +542,7 @@ static void nv_release_dev(struct prof_gpu_dev *d)
 		nv_unload(nd->nv);
 	free(nd->procbuf);
 	free(nd->ubuf);
+	free(nd->held);
 	free(nd);
 	d->priv = NULL;
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,14 +27,20 @@
 
 /* The state of one run's loop. */
 struct loop {
-	int sigfd;
+	struct prof_sigwatch *sw;
 	int tfd;			/* the polled devices' timer, or -1 */
+	int pidfd;			/* the command's pidfd, or -1 */
 	int status;			/* the command's exit status */
 	int child_done;
 	int stop;
-	struct pollfd *pfd;		/* signals, timer, then push devices */
-	struct prof_gpu_active **pushing; /* the push device of pfd[2 + i] */
+	struct pollfd *pfd;		/* signals (2), timer, pidfd, then push devices */
+	struct prof_gpu_active **pushing; /* the push device of pfd[NFIXED + i] */
 };
+
+enum { PFD_SIGFD, PFD_SIGPIPE, PFD_TIMER, PFD_CHILD, NFIXED };
+
+/* Without a pidfd (kernels before 5.3): look for the command's end this often. */
+#define CHILD_CHECK_MS 100
 
 void prof_gpu_sampler_init(struct prof_gpu_sampler *s, struct prof_gpu_set *set,
 			   const struct prof_gpu_sampler_config *cfg)
@@ -75,6 +81,23 @@ void prof_gpu_sampler_output_error(struct prof_gpu_sampler *s)
 	if (errno == EPIPE)
 		s->epipe = 1;
 	else if (!s->epipe)
+		s->out_failed = 1;
+}
+
+void prof_gpu_sampler_close(struct prof_gpu_sampler *s, struct prof_output *o, const char *path)
+{
+	char line[64];
+
+	if (!o)
+		return;
+	if (prof_output_close(o) < 0) {
+		prof_gpu_sampler_output_error(s);
+		return;
+	}
+	if (!s->stopped_by || !path || strcmp(path, "-") == 0)
+		return;
+	snprintf(line, sizeof(line), "# stopped_by=SIG%s\n", sigabbrev_np(s->stopped_by));
+	if (prof_output_prepend(path, line) < 0)
 		s->out_failed = 1;
 }
 
@@ -349,7 +372,7 @@ static int push_left(const struct prof_gpu_sampler *s)
 /* ---- the loop ---- */
 
 /* The test clock: no waiting, sample k stamped k * interval (no command). */
-static void run_virtual(struct prof_gpu_sampler *s, int sigfd)
+static void run_virtual(struct prof_gpu_sampler *s, struct loop *l)
 {
 	for (;;) {
 		uint64_t t = s->rounds * s->cfg.interval_ns;
@@ -361,35 +384,15 @@ static void run_virtual(struct prof_gpu_sampler *s, int sigfd)
 		    (s->cfg.duration_ns && t >= s->cfg.duration_ns) || !polled_left(s))
 			return;
 		if ((s->rounds & 1023) == 0) {
-			struct pollfd p = { sigfd, POLLIN, 0 };
+			struct pollfd p[2] = { { l->sw->sigfd, POLLIN, 0 },
+					       { l->sw->pipe_rd, POLLIN, 0 } };
 
-			if (poll(&p, 1, 0) > 0)
+			if (poll(p, 2, 0) > 0)
 				return;
 			/* Every 1024 samples: memory use independent of speed. */
 			maybe_flush(s, prof_now_ns(), 1);
 		}
 	}
-}
-
-/* Block the signals the loop reads from its signalfd; returns the signalfd. */
-static int signals_to_fd(void)
-{
-	sigset_t mask;
-	int fd;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	/* A closed output pipe is an EPIPE error, not death: the command goes on. */
-	sigaddset(&mask, SIGPIPE);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		prof_die_errno("sigprocmask");
-	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (fd < 0)
-		prof_die_errno("signalfd");
-	return fd;
 }
 
 /* A timerfd firing at t0 + k * interval, k = 1, 2, ... */
@@ -413,13 +416,17 @@ static int start_timer(const struct prof_gpu_sampler *s)
 /* Reap children; returns 1 when the command has exited (*status set). */
 static int reap(struct prof_gpu_sampler *s, int *status)
 {
+	struct rusage ru;
 	int done = 0, st;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+	while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 		if (s->child && pid == s->child) {
 			*status = prof_exit_status(st);
 			done = 1;
+			/* Its peak, even one between two samples just before it ended. */
+			if (s->cfg.host)
+				prof_host_note_peak(s->cfg.host, (uint64_t)ru.ru_maxrss * 1024);
 		} else {
 			prof_gpu_set_reaped(s->set, pid);
 		}
@@ -429,19 +436,22 @@ static int reap(struct prof_gpu_sampler *s, int *status)
 
 static void on_signals(struct prof_gpu_sampler *s, struct loop *l)
 {
-	struct signalfd_siginfo si;
+	int sig, user;
 
-	while (read(l->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGPIPE) {
+	while ((sig = prof_sigwatch_next(l->sw, &user)) != 0) {
+		if (sig == SIGPIPE) {
 			l->stop = !s->child;	/* "| head" ends a free run */
-		} else if (si.ssi_signo == SIGCHLD) {
+		} else if (sig == SIGCHLD) {
 			if (reap(s, &l->status) && s->child)
 				l->child_done = 1;
-		} else if (!s->child) {
-			l->stop = 1;	/* SIGINT/TERM/HUP end a free run */
-		} else if (si.ssi_signo != SIGINT) {
-			/* SIGINT reaches the command from the terminal. */
-			kill(s->child, (int)si.ssi_signo);
+		} else {
+			/* SIGINT/TERM/HUP end a free run, or are passed on. */
+			s->stopped_by = sig;
+			if (!s->child)
+				l->stop = 1;
+			else if (sig != SIGINT || user)
+				/* ^C (not kill) reached the command from the terminal. */
+				kill(s->child, prof_signal_ignored_at_start(sig) ? SIGTERM : sig);
 		}
 	}
 }
@@ -490,42 +500,51 @@ static void wait_once(struct prof_gpu_sampler *s, struct loop *l)
 {
 	nfds_t npush = 0;
 	int timed = l->tfd >= 0 && polled_left(s);
+	/* No pidfd: the command's end is looked for on a timeout too, not only on SIGCHLD. */
+	int timeout = s->child && l->pidfd < 0 ? CHILD_CHECK_MS : -1;
 
-	l->pfd[0] = (struct pollfd){ l->sigfd, POLLIN, 0 };
-	l->pfd[1] = (struct pollfd){ timed ? l->tfd : -1, POLLIN, 0 };
+	l->pfd[PFD_SIGFD] = (struct pollfd){ l->sw->sigfd, POLLIN, 0 };
+	l->pfd[PFD_SIGPIPE] = (struct pollfd){ l->sw->pipe_rd, POLLIN, 0 };
+	l->pfd[PFD_TIMER] = (struct pollfd){ timed ? l->tfd : -1, POLLIN, 0 };
+	l->pfd[PFD_CHILD] = (struct pollfd){ s->child ? l->pidfd : -1, POLLIN, 0 };
 	for (size_t i = 0; i < s->nact; i++) {
 		if (!prof_gpu_is_push(s->act[i].dev) || s->act[i].done)
 			continue;
 		l->pushing[npush] = &s->act[i];
-		l->pfd[2 + npush++] = (struct pollfd){ prof_gpu_push_fd(s->act[i].dev), POLLIN, 0 };
+		l->pfd[NFIXED + npush++] =
+			(struct pollfd){ prof_gpu_push_fd(s->act[i].dev), POLLIN, 0 };
 	}
-	if (poll(l->pfd, 2 + npush, -1) < 0) {
+	if (poll(l->pfd, NFIXED + npush, timeout) < 0) {
 		if (errno == EINTR)
 			return;
 		prof_die_errno("poll");
 	}
-	if (l->pfd[0].revents & POLLIN)
+	if ((l->pfd[PFD_SIGFD].revents | l->pfd[PFD_SIGPIPE].revents) & POLLIN)
 		on_signals(s, l);
-	if (timed && (l->pfd[1].revents & POLLIN))
+	if (s->child && !l->child_done &&
+	    (l->pidfd < 0 || (l->pfd[PFD_CHILD].revents & (POLLIN | POLLHUP))) &&
+	    reap(s, &l->status))
+		l->child_done = 1;
+	if (timed && (l->pfd[PFD_TIMER].revents & POLLIN))
 		on_tick(s, l);
 	for (nfds_t i = 0; i < npush; i++)
-		if (l->pfd[2 + i].revents & (POLLIN | POLLHUP | POLLERR))
+		if (l->pfd[NFIXED + i].revents & (POLLIN | POLLHUP | POLLERR))
 			on_push_input(s, l->pushing[i]);
 }
 
 int prof_gpu_sampler_run(struct prof_gpu_sampler *s, struct prof_child *cmd, const char *name)
 {
-	struct loop l = { .tfd = -1 };
+	struct loop l = { .sw = s->cfg.signals, .tfd = -1, .pidfd = -1 };
 
 	s->child = cmd ? cmd->pid : 0;
 	if (s->cfg.host)
 		prof_host_set_root(s->cfg.host, s->child);
-	l.sigfd = signals_to_fd();
+	if (s->child)
+		l.pidfd = prof_child_pidfd(s->child);
 	s->t0 = prof_now_ns();
 	s->last_flush = s->t0;
 	if (s->cfg.virtual_time && !s->child && !push_left(s)) {
-		run_virtual(s, l.sigfd);
-		close(l.sigfd);
+		run_virtual(s, &l);
 		return 0;
 	}
 	/* The first sample just before the command starts. */
@@ -543,7 +562,7 @@ int prof_gpu_sampler_run(struct prof_gpu_sampler *s, struct prof_child *cmd, con
 			l.child_done = 1;
 		}
 	}
-	l.pfd = xcalloc(2 + s->nact, sizeof(*l.pfd));
+	l.pfd = xcalloc(NFIXED + s->nact, sizeof(*l.pfd));
 	l.pushing = xcalloc(s->nact ? s->nact : 1, sizeof(*l.pushing));
 	while (!l.stop && !l.child_done && (s->child || polled_left(s) || push_left(s)))
 		wait_once(s, &l);
@@ -554,7 +573,8 @@ int prof_gpu_sampler_run(struct prof_gpu_sampler *s, struct prof_child *cmd, con
 	free(l.pushing);
 	if (l.tfd >= 0)
 		close(l.tfd);
-	close(l.sigfd);
+	if (l.pidfd >= 0)
+		close(l.pidfd);
 	s->child = 0;
 	return l.status;
 }

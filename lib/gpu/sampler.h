@@ -8,9 +8,13 @@
  *
  * One poll() waits on: a timerfd with absolute deadlines (t0 + k *
  * interval) for the polled devices, so late wake-ups do not add up
- * (missed deadlines are skipped, not caught up); a signalfd for
- * SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGPIPE; and the wait_fd of every push
- * device, whose samples are taken as their input delivers them. Devices
+ * (missed deadlines are skipped, not caught up); the caller's signal
+ * watch (proc.h: SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGPIPE, started before
+ * any GPU library was loaded, so that no library thread can take them);
+ * a pidfd of the command, so that its end is seen even if its SIGCHLD
+ * was taken elsewhere (without pidfds, a 100 ms timeout and waitpid);
+ * and the wait_fd of every push device, whose samples are taken as
+ * their input delivers them. Devices
  * are driven only through their backend's operations (gpu.h). Nothing
  * is allocated per sample.
  *
@@ -25,8 +29,8 @@
  *
  * Lifecycle: prof_gpu_sampler_init, prof_gpu_sampler_add per device,
  * prof_gpu_sampler_write_headers, prof_gpu_sampler_run,
- * prof_gpu_sampler_write_summary, then (after the caller closed the
- * outputs) prof_gpu_sampler_release.
+ * prof_gpu_sampler_write_summary, prof_gpu_sampler_close of each
+ * output, then prof_gpu_sampler_release.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +40,7 @@
 
 struct prof_output;
 struct prof_child;
+struct prof_sigwatch;
 
 #define PROF_GPU_MAX_PROCS 256
 
@@ -57,6 +62,8 @@ struct prof_gpu_sampler_config {
 	struct prof_host *host;
 	struct prof_output *host_out;
 	int host_only;
+	/* The signals of the run (prof_sigwatch_start'ed); not NULL. */
+	struct prof_sigwatch *signals;
 	/*
 	 * The test clock: with no command and no push device, polled
 	 * sample k is stamped k * interval and taken without waiting.
@@ -90,6 +97,7 @@ struct prof_gpu_sampler {
 	int host_done;			/* count or duration reached */
 	/* Results. */
 	int alerts_fired;		/* an alert became true at least once */
+	int stopped_by;			/* SIGINT/TERM/HUP that ended the run (or was passed on), or 0 */
 	int out_failed;			/* a write failed (not EPIPE) */
 	int epipe;			/* a reader of an output went away */
 };
@@ -116,9 +124,12 @@ void prof_gpu_sampler_write_headers(struct prof_gpu_sampler *s);
  * not yet started; the run starts it after the first round, name is
  * for its exec error), or without a command (cmd NULL) until a signal,
  * the count, the duration, or until every device is done. With a
- * command, SIGTERM and SIGHUP are passed on to it (SIGINT reaches it
- * from the terminal) and sampling stops at the count or duration
- * while the command goes on. Children are reaped (profgpu may be a
+ * command, SIGTERM and SIGHUP are passed on to it, and SIGINT when a
+ * process sent it (^C reaches the command from the terminal itself),
+ * as SIGTERM if the command started with it ignored; the run then ends
+ * when the command does. Sampling stops at the count
+ * or duration while the command goes on. stopped_by is set to the
+ * signal that stopped the run or was passed on. Children are reaped (profgpu may be a
  * subreaper); a device helper's exit is told to the set.
  *
  * SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGPIPE stay blocked on return,
@@ -142,6 +153,14 @@ void prof_gpu_sampler_write_summary(struct prof_gpu_sampler *s);
  * out_failed.
  */
 void prof_gpu_sampler_output_error(struct prof_gpu_sampler *s);
+
+/*
+ * Close o (NULL: nothing), one of the outputs, written to path (NULL or
+ * "-": standard output). After a run that a signal stopped (stopped_by),
+ * the file gets the metadata line "# stopped_by=SIGTERM" on top: its
+ * timeline was cut short. Errors are noted as output errors.
+ */
+void prof_gpu_sampler_close(struct prof_gpu_sampler *s, struct prof_output *o, const char *path);
 
 /* Free what the sampler allocated (not the set, not the outputs). */
 void prof_gpu_sampler_release(struct prof_gpu_sampler *s);

@@ -50,29 +50,29 @@ void prof_gpu_stats_add(struct prof_gpu_stats *st, struct prof_gpu_sample *s)
 		st->power_n++;
 	}
 
-	if (st->energy_source == PROF_GPU_ENERGY_COUNTER) {
-		if (h & PROF_GPU_HAVE_ENERGY) {
-			double e = s->energy_j - st->energy_base;
+	if (st->energy_source == PROF_GPU_ENERGY_COUNTER && (h & PROF_GPU_HAVE_ENERGY)) {
+		double e = s->energy_j - st->energy_base;
 
-			/* A counter that went backwards (driver reset): keep the total. */
-			if (e < st->energy_j)
-				e = st->energy_j;
-			st->energy_j = e;
-			st->have_energy = 1;
-			s->energy_j = e;
-		}
+		/* A counter that went backwards (driver reset): keep the total. */
+		if (e < st->counter_j)
+			e = st->counter_j;
+		st->counter_j = st->energy_j = e;
+		st->have_energy = 1;
+		s->energy_j = e;
 	} else {
+		/* Power over time: the whole total, or since the last counter reading. */
 		s->have &= ~(unsigned)PROF_GPU_HAVE_ENERGY;
 		if (dt > 0 && st->prev_have_power && (h & PROF_GPU_HAVE_POWER))
 			st->energy_j += 0.5 * (st->prev_power + s->power_w) * dt;
-		if (h & PROF_GPU_HAVE_POWER) {
+		if ((h & PROF_GPU_HAVE_POWER) ||
+		    (st->energy_source == PROF_GPU_ENERGY_COUNTER && st->have_energy)) {
 			s->energy_j = st->energy_j;
 			s->have |= PROF_GPU_HAVE_ENERGY;
 			st->have_energy = 1;
 		}
-		st->prev_power = s->power_w;
-		st->prev_have_power = (h & PROF_GPU_HAVE_POWER) != 0;
 	}
+	st->prev_power = s->power_w;
+	st->prev_have_power = (h & PROF_GPU_HAVE_POWER) != 0;
 
 	if (h & PROF_GPU_HAVE_THROTTLE) {
 		uint64_t lim = s->throttle & PROF_GPU_THROTTLE_LIMITING;
@@ -391,4 +391,9 @@ int prof_gpu_alert_compare(const struct prof_gpu_alert *a, double v)
 	case 'L': return v <= a->value;
 	default: return 0;
 	}
+}
+
+int prof_gpu_alert_needs_gpu(const struct prof_gpu_alert *a, int host)
+{
+	return a->metric < PROF_GPU_M_RSS && !(a->metric == PROF_GPU_M_TEMP && host);
 }

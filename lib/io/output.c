@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include "base/buf.h"
 #include "base/error.h"
+#include "io/input.h"
 #include "io/output.h"
 #include "base/xalloc.h"
 
@@ -518,4 +519,30 @@ void prof_output_abort(struct prof_output *o)
 			unlink(o->tmp);
 	}
 	output_free(o);
+}
+
+int prof_output_prepend(const char *path, const char *text)
+{
+	struct prof_input *in = prof_input_open(path);
+	struct prof_output *out;
+	char buf[65536];
+	ssize_t n;
+
+	if (!in)
+		return -1;
+	out = prof_output_open(path, PROF_OUT_ATOMIC, prof_compression_from_suffix(path));
+	if (!out) {
+		prof_input_close(in);
+		return -1;
+	}
+	prof_output_puts(out, text);
+	while ((n = prof_input_read(in, buf, sizeof(buf))) > 0)
+		prof_output_write(out, buf, (size_t)n);
+	if (n < 0) {
+		prof_input_close(in);
+		prof_output_abort(out);
+		return -1;
+	}
+	prof_input_close(in);
+	return prof_output_close(out);
 }

@@ -102,4 +102,12 @@ int prof_output_close(struct prof_output *o);
 /* Give up: remove the temporary file, leaving the destination as it was. Frees o. */
 void prof_output_abort(struct prof_output *o);
 
+/*
+ * Rewrite the file path (compressed as its suffix says) with text before
+ * what it holds, atomically: how a recorder adds a metadata line it
+ * learnt only at the end (a run cut short) to a file it streamed.
+ * Returns 0, or -1 after reporting (the file is left as it was).
+ */
+int prof_output_prepend(const char *path, const char *text);
+
 #endif

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -337,7 +336,7 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 
 	/* Readable when the command exits: no wait for the poll timeout. */
 	if (child > 0)
-		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+		pidfd = prof_child_pidfd(child);
 	t_end = duration > 0 ? r->start_ns + (uint64_t)(duration * 1e9) : UINT64_MAX;
 	while (!*stop->signal) {
 		if (child > 0 && waitpid(child, &ws, WNOHANG) == child) {

@@ -31,10 +31,40 @@
  *     PCIETX (KB/s), THROTTLE (reason bits).
  *   FAKE_NVML_PROCS_FILE=F  compute processes, read at each call from
  *     lines "GPU PID MEM_BYTES [SM_UTIL MEM_UTIL]".
+ *   FAKE_NVML_THREAD_MASK=inherit  the driver thread keeps the signal
+ *     mask it inherits from the thread calling nvmlInit (default: it
+ *     empties its mask, the worst case)
+ *   FAKE_NVML_LATENCY=0    calls answer at once (default: as slow as on
+ *     the device, below)
+ *   FAKE_NVML_PUTIL_PERIOD_MS=N  the driver's per-process utilisation
+ *     refresh period (default 200)
+ *
+ * What the real library does that matters to a caller, modelled here:
+ *  - nvmlInit starts a thread (named like the driver's, "cuda00001800007")
+ *    that stays alive until nvmlShutdown and wakes every 10 ms, with an
+ *    empty signal mask: a signal sent to the process can be taken by it
+ *    (a SIGCHLD with the default action is then lost, a SIGTERM kills).
+ *  - Some calls are slow. Figures from profrec on profgpu sampling a real
+ *    H100 at 10 Hz (driver 580.159.04, ../shared/corpus/real-h100-torch,
+ *    profgpu-self.folded), CPU time per call, spent in the kernel driver:
+ *    nvmlDeviceGetTotalEnergyConsumption 3.6 ms (a GSP RPC each call),
+ *    nvmlDeviceGetPcieThroughput 1 ms of CPU per direction, and it blocks
+ *    20 ms (NVML documents the counter as sampled over 20 ms),
+ *    nvmlDeviceGetUtilizationRates 0.14 ms, nvmlDeviceGetMemoryInfo 0.12
+ *    ms, power, temperature, clocks and throttle reasons 0.02 ms. The
+ *    fake burns that CPU time (and sleeps the rest of PCIe's 20 ms).
+ *  - nvmlDeviceGetProcessUtilization returns only the samples newer than
+ *    the time stamp passed in (microseconds, CLOCK_REALTIME), and
+ *    NVML_ERROR_NOT_FOUND when there is none; the driver takes a sample
+ *    every 200 ms, so a caller polling faster finds none every other call.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #define MAXGPU 8
 #define MAXVAL 256
@@ -71,6 +101,82 @@ struct gpu {
 static struct gpu gpus[MAXGPU];
 static int ngpus;
 static int initialised;
+static int latency = 1;
+
+/* ---- the driver's thread, its slow calls ---- */
+
+static pthread_t driver_thread;
+static volatile int driver_running;
+
+static void *driver_main(void *arg)
+{
+	const char *m = getenv("FAKE_NVML_THREAD_MASK");
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	(void)arg;
+	prctl(PR_SET_NAME, "cuda00001800007", 0, 0, 0);
+	if (!m || strcmp(m, "inherit") != 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		pthread_sigmask(SIG_SETMASK, &none, NULL);
+	}
+	while (driver_running)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void driver_start(void)
+{
+	driver_running = 1;
+	if (pthread_create(&driver_thread, NULL, driver_main, NULL) != 0)
+		driver_running = 0;
+}
+
+static void driver_stop(void)
+{
+	if (!driver_running)
+		return;
+	driver_running = 0;
+	pthread_join(driver_thread, NULL);
+}
+
+static long long now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A call that costs us CPU microseconds (the driver's work in the kernel). */
+static void burn(long us)
+{
+	long long end;
+
+	if (!latency)
+		return;
+	end = now_ns(CLOCK_THREAD_CPUTIME_ID) + us * 1000LL;
+	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+/* A call that takes total_us of wall time, cpu_us of it on the CPU. */
+static void slow(long cpu_us, long total_us)
+{
+	long long start = now_ns(CLOCK_MONOTONIC);
+	long long left;
+
+	if (!latency)
+		return;
+	burn(cpu_us);
+	left = total_us * 1000LL - (now_ns(CLOCK_MONOTONIC) - start);
+	if (left > 0) {
+		struct timespec ts = { (time_t)(left / 1000000000LL), (long)(left % 1000000000LL) };
+
+		nanosleep(&ts, NULL);
+	}
+}
 
 static void parse_list(struct series *s, const char *p, size_t len)
 {
@@ -195,14 +301,18 @@ static int init_common(void)
 
 	if (v && atoi(v))
 		return atoi(v);
+	v = getenv("FAKE_NVML_LATENCY");
+	latency = !v || strcmp(v, "0") != 0;
 	setup();
 	initialised = 1;
+	driver_start();
 	return OK;
 }
 
 int nvmlShutdown(void);
 int nvmlShutdown(void)
 {
+	driver_stop();
 	initialised = 0;
 	return OK;
 }
@@ -290,7 +400,10 @@ int nvmlDeviceGetUtilizationRates(dev_t_ d, struct utilization *u);
 int nvmlDeviceGetUtilizationRates(dev_t_ d, struct utilization *u)
 {
 	unsigned long long a, b;
-	int r = get(d, M_UTIL, &a);
+	int r;
+
+	burn(140);
+	r = get(d, M_UTIL, &a);
 
 	if (r)
 		return r;
@@ -307,7 +420,10 @@ struct memory_v2 { unsigned int version; unsigned long long total, reserved, fre
 
 static int memory(dev_t_ d, unsigned long long *total, unsigned long long *used)
 {
-	int r = get(d, M_MEMUSED, used);
+	int r;
+
+	burn(120);
+	r = get(d, M_MEMUSED, used);
 
 	if (r)
 		return r;
@@ -358,6 +474,7 @@ int nvmlDeviceGetTemperature(dev_t_ d, int sensor, unsigned int *t)
 
 	if (sensor != 0)
 		return E_INVALID;
+	burn(20);
 	r = get(d, M_TEMP, &v);
 	if (!r)
 		*t = (unsigned int)v;
@@ -368,7 +485,10 @@ int nvmlDeviceGetPowerUsage(dev_t_ d, unsigned int *mw);
 int nvmlDeviceGetPowerUsage(dev_t_ d, unsigned int *mw)
 {
 	unsigned long long v;
-	int r = get(d, M_POWER, &v);
+	int r;
+
+	burn(20);
+	r = get(d, M_POWER, &v);
 
 	if (!r)
 		*mw = (unsigned int)v;
@@ -383,6 +503,7 @@ int nvmlDeviceGetClockInfo(dev_t_ d, int type, unsigned int *mhz)
 
 	if (type != 1 && type != 2)
 		return E_INVALID;
+	burn(20);
 	r = get(d, type == 1 ? M_SMCLK : M_MEMCLK, &v);
 	if (!r)
 		*mhz = (unsigned int)v;
@@ -391,6 +512,7 @@ int nvmlDeviceGetClockInfo(dev_t_ d, int type, unsigned int *mhz)
 
 static int throttle(dev_t_ d, unsigned long long *mask)
 {
+	burn(20);
 	return get(d, M_THROTTLE, mask);
 }
 
@@ -410,6 +532,7 @@ int nvmlDeviceGetCurrentClocksEventReasons(dev_t_ d, unsigned long long *mask)
 int nvmlDeviceGetTotalEnergyConsumption(dev_t_ d, unsigned long long *mj);
 int nvmlDeviceGetTotalEnergyConsumption(dev_t_ d, unsigned long long *mj)
 {
+	burn(3600);
 	return get(d, M_ENERGY, mj);
 }
 
@@ -421,6 +544,7 @@ int nvmlDeviceGetPcieThroughput(dev_t_ d, int counter, unsigned int *kbs)
 
 	if (counter != 0 && counter != 1)
 		return E_INVALID;
+	slow(1000, 20000);
 	r = get(d, counter == 1 ? M_PCIERX : M_PCIETX, &v);
 	if (!r)
 		*kbs = (unsigned int)v;
@@ -551,6 +675,10 @@ int nvmlDeviceGetProcessUtilization(dev_t_ d, struct process_util *u, unsigned i
 int nvmlDeviceGetProcessUtilization(dev_t_ d, struct process_util *u, unsigned int *count,
 				    unsigned long long last_seen)
 {
+	const char *pv = getenv("FAKE_NVML_PUTIL_PERIOD_MS");
+	unsigned long long period = (pv && atoi(pv) > 0 ? (unsigned long long)atoi(pv) : 200) * 1000;
+	/* The driver's last refresh, in microseconds of CLOCK_REALTIME. */
+	unsigned long long stamp = (unsigned long long)now_ns(CLOCK_REALTIME) / 1000 / period * period;
 	struct fproc p[64];
 	int n, k = 0;
 
@@ -563,7 +691,8 @@ int nvmlDeviceGetProcessUtilization(dev_t_ d, struct process_util *u, unsigned i
 	n = read_procs(d, p, 64);
 	for (int i = 0; i < n; i++)
 		k += p[i].has_util;
-	if (k == 0)
+	/* Only samples newer than the caller's last one. */
+	if (k == 0 || stamp <= last_seen)
 		return E_NOT_FOUND;
 	if (!u || *count < (unsigned int)k) {
 		*count = (unsigned int)k;
@@ -575,7 +704,7 @@ int nvmlDeviceGetProcessUtilization(dev_t_ d, struct process_util *u, unsigned i
 			continue;
 		memset(&u[k], 0, sizeof(u[k]));
 		u[k].pid = p[i].pid;
-		u[k].time_stamp = last_seen + 1000;
+		u[k].time_stamp = stamp;
 		u[k].sm = p[i].sm;
 		u[k].mem = p[i].mu;
 		k++;

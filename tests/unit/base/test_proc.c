@@ -1,5 +1,8 @@
 /* lib/base/proc.c: the PATH search execvp does, and exit statuses. */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +52,85 @@ static int is(char *got, const char *want)
 
 	free(got);
 	return ok;
+}
+
+/* A library's thread as libnvidia-ml starts one: every signal unblocked. */
+static volatile int lib_thread_up, lib_thread_stop;
+
+static void *lib_thread(void *arg)
+{
+	sigset_t none;
+
+	(void)arg;
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	lib_thread_up = 1;
+	while (!lib_thread_stop)
+		usleep(1000);
+	return NULL;
+}
+
+/* The next watched signal within a second, or 0. */
+static int next_signal(struct prof_sigwatch *w, int *user)
+{
+	for (int i = 0; i < 1000; i++) {
+		struct pollfd p[2] = { { w->sigfd, POLLIN, 0 }, { w->pipe_rd, POLLIN, 0 } };
+		int sig;
+
+		if ((sig = prof_sigwatch_next(w, user)) != 0)
+			return sig;
+		poll(p, 2, 1);
+	}
+	return 0;
+}
+
+/* The signal watch: nothing lost, whichever thread the kernel picks. */
+static void test_sigwatch(void)
+{
+	struct prof_sigwatch w;
+	pthread_t t;
+	sigset_t now;
+	int user = -1;
+
+	prof_sigwatch_start(&w, (const int[]){ SIGCHLD, SIGTERM, SIGHUP, 0 });
+	TEST("the watched signals are blocked in the calling thread") {
+		sigprocmask(SIG_SETMASK, NULL, &now);
+		CHECK(sigismember(&now, SIGTERM) == 1 && sigismember(&now, SIGCHLD) == 1);
+		CHECK(sigismember(&now, SIGINT) == 0);
+	}
+	TEST("a signal sent while blocked everywhere comes through the signalfd") {
+		kill(getpid(), SIGHUP);
+		CHECK(next_signal(&w, &user) == SIGHUP && user == 1);
+		CHECK(prof_sigwatch_next(&w, NULL) == 0);
+	}
+	pthread_create(&t, NULL, lib_thread, NULL);
+	while (!lib_thread_up)
+		usleep(1000);
+	TEST("a thread with every signal unblocked: SIGTERM caught, not fatal, not lost") {
+		for (int i = 0; i < 20; i++) {
+			kill(getpid(), SIGTERM);
+			CHECK(next_signal(&w, &user) == SIGTERM && user == 1);
+		}
+	}
+	TEST("and SIGCHLD of a child is not lost either; its pidfd is readable") {
+		pid_t pid = fork();
+		int fd, st;
+
+		if (pid == 0)
+			_exit(3);
+		fd = prof_child_pidfd(pid);
+		CHECK(next_signal(&w, NULL) == SIGCHLD);
+		if (fd >= 0) {
+			struct pollfd p = { fd, POLLIN, 0 };
+
+			CHECK(poll(&p, 1, 1000) == 1);
+			close(fd);
+		}
+		CHECK(waitpid(pid, &st, 0) == pid && prof_exit_status(st) == 3);
+	}
+	lib_thread_stop = 1;
+	pthread_join(t, NULL);
+	prof_sigwatch_close(&w);
 }
 
 int main(void)
@@ -121,5 +203,6 @@ int main(void)
 		CHECK(prof_exit_status(9) == 128 + 9);	/* killed by SIGKILL */
 	}
 	cleanup();
+	test_sigwatch();
 	return UNIT_RESULT();
 }

@@ -507,5 +507,23 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
+	TEST("prepend: a line on top of a file, compressed as its suffix says") {
+		char path[] = "/tmp/unit_prepend.XXXXXX", name[64], *data;
+		size_t len = 0;
+		struct prof_output *o;
+		int fd = mkstemp(path);
+
+		close(fd);
+		unlink(path);
+		snprintf(name, sizeof(name), "%s.zst", path);
+		o = prof_output_open(name, PROF_OUT_STREAM, PROF_COMP_ZSTD);
+		CHECK(o && prof_output_puts(o, "a\tb\n1\t2\n") == 0 && prof_output_close(o) == 0);
+		CHECK(prof_output_prepend(name, "# stopped_by=SIGTERM\n") == 0);
+		data = prof_read_file(name, &len);
+		CHECK(data && strcmp(data, "# stopped_by=SIGTERM\na\tb\n1\t2\n") == 0);
+		free(data);
+		unlink(name);
+		CHECK(prof_output_prepend(name, "x\n") == -1);	/* reported: no file */
+	}
 	return UNIT_RESULT();
 }
