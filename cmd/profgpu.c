@@ -355,26 +355,6 @@ static int run(struct profgpu *pg, int argc, char **argv, int *rval)
 	return prof_gpu_sampler_run(&pg->smp, &cmd, argv[0]);
 }
 
-/* Malformed input lines the push devices skipped: warned; 1 without a command. */
-static int report_bad_input(const struct profgpu *pg, int argc)
-{
-	int rval = PROF_EXIT_OK;
-
-	for (size_t i = 0; i < pg->smp.nact; i++) {
-		const struct prof_gpu_dev *d = pg->smp.act[i].dev;
-		unsigned long bad = prof_gpu_bad_input(d);
-
-		if (!bad)
-			continue;
-		prof_warn("%s: %lu malformed line%s skipped",
-			  pg->find.tegrastats_input ? pg->find.tegrastats_input : d->backend->name,
-			  bad, bad == 1 ? "" : "s");
-		if (!argc)
-			rval = PROF_EXIT_FAIL;	/* with a command, its status */
-	}
-	return rval;
-}
-
 /* An alert only a GPU can judge while none is sampled, or NULL. */
 static const struct prof_gpu_alert *gpu_alerts_unjudged(const struct profgpu *pg)
 {
@@ -443,7 +423,7 @@ int main(int argc, char **argv)
 	prof_buf_release(&why);
 
 	status = run(&pg, argc, argv, &rval);
-	rval |= report_bad_input(&pg, argc);
+	rval |= prof_gpu_sampler_bad_input(&pg.smp, pg.find.tegrastats_input, argc > 0);
 	prof_gpu_sampler_write_summary(&pg.smp);
 	if (pg.smp.cfg.host)
 		prof_host_report(&pg.host);

@@ -84,6 +84,25 @@ void prof_gpu_sampler_output_error(struct prof_gpu_sampler *s)
 		s->out_failed = 1;
 }
 
+int prof_gpu_sampler_bad_input(const struct prof_gpu_sampler *s, const char *input,
+			       int command)
+{
+	int rval = PROF_EXIT_OK;
+
+	for (size_t i = 0; i < s->nact; i++) {
+		const struct prof_gpu_dev *d = s->act[i].dev;
+		unsigned long bad = prof_gpu_bad_input(d);
+
+		if (!bad)
+			continue;
+		prof_warn("%s: %lu malformed line%s skipped", input ? input : d->backend->name,
+			  bad, bad == 1 ? "" : "s");
+		if (!command)
+			rval = PROF_EXIT_FAIL;	/* with a command, its status */
+	}
+	return rval;
+}
+
 void prof_gpu_sampler_close(struct prof_gpu_sampler *s, struct prof_output *o, const char *path)
 {
 	char line[64];

@@ -155,6 +155,15 @@ void prof_gpu_sampler_write_summary(struct prof_gpu_sampler *s);
 void prof_gpu_sampler_output_error(struct prof_gpu_sampler *s);
 
 /*
+ * Warn about the malformed input lines the push devices skipped, naming
+ * input (the --tegrastats file; NULL: the backend). Returns 1 when some
+ * were skipped in a run without a command, else 0 (with a command, its
+ * status is what counts).
+ */
+int prof_gpu_sampler_bad_input(const struct prof_gpu_sampler *s, const char *input,
+			       int command);
+
+/*
  * Close o (NULL: nothing), one of the outputs, written to path (NULL or
  * "-": standard output). After a run that a signal stopped (stopped_by),
  * the file gets the metadata line "# stopped_by=SIGTERM" on top: its
