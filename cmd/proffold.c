@@ -58,6 +58,7 @@ static const char help_text[] =
 "      --exclude=REGEX     drop stacks with a frame matching REGEX\n"
 "      --skip-after=FUNC   make the deepest FUNC frame the root\n"
 "      --strip-comm        drop the root (process name) frame\n"
+"      --merge-threads     the same: one tower per function, not one per thread\n"
 "      --collapse-recursion  f;f;f -> f\n"
 "      --max-depth=N       keep the N frames nearest the root\n"
 "      --reverse           leaf first\n"
@@ -71,6 +72,8 @@ static const char help_text[] =
 "      --top=N             bottleneck report of the N top functions (TSV)\n"
 "      --sort=KEY          rank the report by self (default) or total\n"
 "      --threshold=PCT     flag functions with this self share (default 5)\n"
+"                          (the hottest path merges the threads of profrec and\n"
+"                          perf script input: it starts below their names)\n"
 "      --human             aligned text report instead of TSV\n"
 "      --heatmap           subsecond heat map (TSV): samples per bucket of each second\n"
 "      --bucket=DUR        heat map bucket, dividing 1s (default 20ms)\n"
@@ -84,7 +87,7 @@ PROF_MAX_LINE_HELP
 
 enum {
 	OPT_ADDRS = 0x100, OPT_BUCKET, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
-	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_NO_DEMANGLE, OPT_NO_HEADER,
+	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_MERGE_THREADS, OPT_NO_DEMANGLE, OPT_NO_HEADER,
 	OPT_OUTPUT_FORMAT, OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
 	OPT_TID, OPT_TIME_FROM, OPT_TIME_TO, OPT_TOP,
 };
@@ -110,6 +113,7 @@ static const struct option long_opts[] = {
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
 	{ "mark-inlined", no_argument, NULL, OPT_MARK_INLINED },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "merge-threads", no_argument, NULL, OPT_MERGE_THREADS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "output", required_argument, NULL, 'o' },
@@ -223,6 +227,19 @@ static int run_heatmap(struct config *c, const char *const *paths, size_t n)
 	prof_stacks_release(&t);
 	prof_meta_release(&meta);
 	return rval;
+}
+
+/*
+ * Whether the roots of t (read with meta) still name threads, as
+ * profrec's and perf script's do (comm, comm-PID, comm-PID/TID): then
+ * --top's hottest path merges the threads (core/top.h).
+ */
+static int roots_are_threads(const struct config *c, const struct prof_meta *meta)
+{
+	const char *src = prof_meta_get(meta, "source");
+
+	return src && (!strcmp(src, "profrec") || !strcmp(src, "perf-script")) &&
+	       !c->xf.strip_comm && !c->xf.skip_after && !c->xf.reverse;
 }
 
 static uint64_t parse_time_opt(const char *opt, const char *arg)
@@ -355,6 +372,7 @@ int main(int argc, char **argv)
 			else
 				prof_usage_error(SYNOPSIS, "--sort: expected self or total, got '%s'", optarg);
 			break;
+		case OPT_MERGE_THREADS:
 		case OPT_STRIP_COMM:
 			c.xf.strip_comm = 1;
 			break;
@@ -427,6 +445,7 @@ int main(int argc, char **argv)
 	if (prof_profile_read_all((const char *const *)argv + optind, (size_t)(argc - optind),
 				  &c.read, &t, &meta, &sum))
 		rval = 1;
+	c.top_opts.merge_roots = roots_are_threads(&c, &meta);
 	if (prof_transform_active(&c.xf)) {
 		prof_stacks_init(&xt, t.nweights);
 		prof_transform_apply(&c.xf, &t, &xt);

@@ -239,12 +239,22 @@ run_tee() {
 }
 
 # fold_and_draw NAME TITLE [proffold options...]: NAME.folded, NAME.svg,
-# NAME.top.tsv from the recording in $REC.
+# NAME.top.tsv from the recording in $REC; with more than one thread,
+# NAME-merged.svg too: the stacks are rooted at their thread's name, so
+# a function that several threads run is a tower per thread in NAME.svg
+# and one tower, as wide as all of them, in NAME-merged.svg.
 fold_and_draw() {
 	_name=$1 _title=$2
 	shift 2
 	"$(tool proffold)" -q "$@" -o "$OUT/$_name.folded" "$REC" || return 1
 	"$(tool profflame)" --title "$_title" -o "$OUT/$_name.svg" "$OUT/$_name.folded" || return 1
+	_roots=$(grep -v '^#' "$OUT/$_name.folded" | awk '{ sub(/ [^ ]*$/, ""); sub(/;.*/, ""); print }' |
+		LC_ALL=C sort -u | wc -l)
+	if [ "$_roots" -gt 1 ]; then
+		"$(tool proffold)" -q --merge-threads "$OUT/$_name.folded" |
+			"$(tool profflame)" --title "${_title%%:*}, $_roots threads merged:${_title#*:}" \
+				-o "$OUT/$_name-merged.svg" || return 1
+	fi
 	"$(tool proffold)" -q --top 30 -o "$OUT/$_name.top.tsv" "$OUT/$_name.folded" || return 1
 }
 

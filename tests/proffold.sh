@@ -342,6 +342,45 @@ printf 'a;b 5.\na;c 3\n' >"$TMP/dot.folded"
 check_error "a count ending in a point (5.) is no count: named, exit 1" 1 "dot.folded:1: missing count" "$F" "$TMP/dot.folded"
 check "malformed folded: rest kept" 1 "a;b 3" "$F" --no-header "$TMP/bad.folded"
 
+# ---- threads merged (issue 24): roots are threads' names ----------------------
+# Three threads run work;hot, 30 each, the main thread idle 10: per thread
+# the hottest path holds 30%; merged, 90%.
+printf '# source=profrec unit=ns\nworker-0;start_thread;work;hot 30\nworker-1;start_thread;work;hot 30
+worker-2;start_thread;work;hot 30\napp;main;idle 10\n' >"$TMP/thr.folded"
+check "--merge-threads: one tower per function" 0 "main;idle 10
+start_thread;work;hot 90" "$F" --no-header --merge-threads "$TMP/thr.folded"
+"$F" --top 2 --human "$TMP/thr.folded" >"$TMP/thr.top"
+check "--top --human: hottest path with the threads merged" 0 \
+	"hottest path, threads merged (90.00%): start_thread > work > hot" grep '^hottest' "$TMP/thr.top"
+"$F" --top 2 "$TMP/thr.folded" >"$TMP/thr.top"
+check "--top TSV: hot_path of the merged threads, said" 0 \
+	"hot_path=start_thread;work;hot hot_path_pct=90.00 hot_path_threads=merged" \
+	sh -c "head -n 1 '$TMP/thr.top' | grep -o 'hot_path=.*'"
+# roots that are not threads (no source=profrec or perf-script): kept
+sed 1d "$TMP/thr.folded" >"$TMP/thr-plain.folded"
+"$F" --top 2 --human "$TMP/thr-plain.folded" >"$TMP/thr.top"
+check "--top: roots of other inputs are not merged" 0 \
+	"hottest path (30.00%): worker-0 > start_thread > work > hot" grep '^hottest' "$TMP/thr.top"
+# a real program: three named threads recorded by profrec
+if [ ! -r /proc/sys/kernel/perf_event_paranoid ] || ! command -v "${CC:-cc}" >/dev/null 2>&1; then
+	skip "threads merged on a profrec recording" "no perf_event support or no C compiler"
+elif ! "${CC:-cc}" -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/threads3" "$D/threads3.c"; then
+	fail "threads merged on a profrec recording" "cannot build tests/data/threads3.c"
+elif ! "$BIN/profrec" -q -F 499 -o "$TMP/thr.tsv" -- "$TMP/threads3" 2>"$TMP/rec.err"; then
+	skip "threads merged on a profrec recording" "profrec cannot record: $(head -c 200 "$TMP/rec.err")"
+else
+	run "$F" --top 3 --human "$TMP/thr.tsv"
+	# hot: about 0.9 s of 1.25 s in three threads, 0.3 s each
+	pct=$(sed -n 's/^hottest path, threads merged (\([0-9.]*\)%): start_thread > worker > hot$/\1/p' "$TMP/stdout")
+	towers=$("$F" --no-header "$TMP/thr.tsv" | grep -c '^worker-[0-2];start_thread;worker;hot ')
+	merged=$("$F" --no-header --merge-threads "$TMP/thr.tsv" | grep -c '^start_thread;worker;hot ')
+	if [ -n "$pct" ] && awk -v p="$pct" 'BEGIN { exit !(p > 50) }' && [ "$towers" = 3 ] && [ "$merged" = 1 ]; then
+		pass "threads merged on a profrec recording ($pct%, 3 towers -> 1)"
+	else
+		fail "threads merged on a profrec recording" "towers $towers, merged $merged: $(tr '\n' '|' <"$TMP/stdout")"
+	fi
+fi
+
 # ---- input formats (lib/formats/profile.h; more in tests/unit/formats/test_profile.c)
 printf '# unit=bytes\na;b 1 4\na;c 3 0\n' >"$TMP/diff.folded"
 check "differential folded input keeps both counts" 0 "# unit=bytes

@@ -335,6 +335,20 @@ if command -v setsid >/dev/null && env --default-signal=INT true 2>/dev/null; th
 	sig_test "cpu: SIGTERM to the script stops profrec and the program, exit 143, temporary directory removed" cpu TERM script
 	sig_test "cpu: ^C (SIGINT to the job) stops it all, exit 130" cpu INT group
 fi
+# Three named threads: the per-thread graph and the merged one, both in the report
+if $CC -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/threads3" "$TESTS/data/threads3.c" 2>"$TMP/cc.err"; then
+	run "$W" cpu -q -F 499 -o thr -- "$TMP/threads3"
+	if [ "$STATUS" = 0 ] && [ "$(grep -c '^worker-[0-2];start_thread;worker;hot ' thr/cpu.folded)" = 3 ] &&
+		grep -q '<title>hot (' thr/cpu-merged.svg && grep -q 'threads merged' thr/cpu-merged.svg &&
+		[ "$(grep -c '<title>hot (' thr/cpu-merged.svg)" = 1 ] && grep -q 'cpu-merged.svg' thr/index.html &&
+		{ [ ! -e c2/cpu-merged.svg ] || [ "$(grep -v '^#' c2/cpu.folded | cut -d';' -f1 | sort -u | wc -l)" -gt 1 ]; }; then
+		pass "cpu: three threads: cpu-merged.svg (one hot tower) beside cpu.svg (three), in the report"
+	else
+		fail "cpu: threads merged" "exit $STATUS: $(ls thr 2>&1 | tr '\n' ' ')"
+	fi
+else
+	fail "build tests/data/threads3.c" "$(head -c 300 "$TMP/cc.err")"
+fi
 if [ -n "$NOFP" ]; then
 	run "$W" cpu -o nofp-cpu -- "$NOFP"
 	if [ "$STATUS" = 0 ] && grep -q 'profrec: .*without frame pointers' "$TMP/stderr" &&

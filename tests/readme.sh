@@ -193,6 +193,8 @@ while IFS= read -r cmd; do
 		status 0 && tsv_ok proffold-top top.tsv && has top.tsv work_hot || ok=0 ;;
 	'bin/proffold --focus main --strip-comm app.folded | bin/profflame >main.svg')
 		status 0 && xml_ok main.svg && has main.svg main || ok=0 ;;
+	'bin/proffold --merge-threads app.folded | bin/profflame >merged.svg')
+		status 0 && xml_ok merged.svg && has merged.svg work_hot && has merged.svg main || ok=0 ;;
 	'bin/proffold --collapse-recursion --max-depth 20 app.tsv >shallow.folded')
 		deep=$(grep -v '^#' shallow.folded 2>/dev/null | awk '{ sub(/ [0-9]+$/, ""); if (split($0, f, ";") > 20) print }' | head -n 1)
 		status 0 && folded_ok shallow.folded && { [ -z "$deep" ] || { why="deeper than 20: $deep"; false; }; } || ok=0 ;;

@@ -6,6 +6,7 @@
 #include "formats/folded.h"
 #include "io/output.h"
 #include "core/top.h"
+#include "core/transform.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 
@@ -226,7 +227,8 @@ static void write_human(const struct report *rp, struct prof_buf *b)
 		prof_buf_addch(b, '\n');
 	}
 	if (rp->path_depth) {
-		prof_buf_addf(b, "hottest path (%.2f%%): ", share_pct(rp, rp->path_weight));
+		prof_buf_addf(b, "hottest path%s (%.2f%%): ", opts->merge_roots ? ", threads merged" : "",
+			      share_pct(rp, rp->path_weight));
 		prof_buf_add(b, rp->path.data, rp->path.len);
 		prof_buf_addch(b, '\n');
 	}
@@ -248,6 +250,8 @@ static void write_tsv(const struct report *rp, const struct prof_meta *meta, str
 	if (rp->path_depth) {
 		prof_meta_set(&m, "hot_path", prof_buf_cstr(&rp->path));
 		prof_meta_setf(&m, "hot_path_pct", "%.2f", share_pct(rp, rp->path_weight));
+		if (opts->merge_roots)
+			prof_meta_set(&m, "hot_path_threads", "merged");
 	}
 	prof_meta_format(&m, b);
 	prof_meta_release(&m);
@@ -271,6 +275,9 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 		   const struct prof_meta *meta, struct prof_output *o)
 {
 	struct prof_buf b = PROF_BUF_INIT;
+	struct prof_transform strip = PROF_TRANSFORM_INIT;
+	struct prof_stacks merged;
+	const struct prof_stacks *pt = t;	/* where the path is found */
 	struct report rp;
 	uint32_t *path;
 	size_t i;
@@ -282,10 +289,16 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 	rp.rows = prof_top_compute(t, opts->by_total, &rp.nrows, &rp.grand);
 	if (opts->n && rp.nrows > opts->n)
 		rp.nrows = opts->n;
-	path = prof_top_hot_path(t, &rp.path_depth, &rp.path_weight);
+	if (opts->merge_roots) {
+		strip.strip_comm = 1;
+		prof_stacks_init(&merged, t->nweights);
+		prof_transform_apply(&strip, t, &merged);
+		pt = &merged;
+	}
+	path = prof_top_hot_path(pt, &rp.path_depth, &rp.path_weight);
 	for (i = 0; i < rp.path_depth; i++) {
 		size_t len;
-		const char *s = prof_stacks_frame_name(t, path[i], &len);
+		const char *s = prof_stacks_frame_name(pt, path[i], &len);
 
 		if (i)
 			prof_buf_addstr(&rp.path, opts->human ? " > " : ";");
@@ -300,5 +313,7 @@ int prof_top_write(const struct prof_stacks *t, const struct prof_top_opts *opts
 	prof_buf_release(&rp.path);
 	free(rp.rows);
 	free(path);
+	if (pt != t)
+		prof_stacks_release(&merged);
 	return r;
 }

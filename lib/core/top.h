@@ -12,7 +12,15 @@
  *
  * TSV output follows schema "proffold-top" (prof-formats.5), after one
  * "# key=value" line (unit, total, threshold_pct, sort, hot_path,
- * hot_path_pct). The human form is aligned text for a terminal.
+ * hot_path_pct, and hot_path_threads=merged when merge_roots is set). The
+ * human form is aligned text for a terminal.
+ *
+ * Threads: profrec's and perf script's stacks are rooted at the thread's
+ * name, so a function that several threads run is split into one tower
+ * per thread and the path from the heaviest root holds one thread's share
+ * of it. With merge_roots the path is found on the stacks without their
+ * root frame (core/transform's strip_comm): the threads merged. Its share
+ * is still of the whole table.
  *
  * The self/total definitions live in prof_top_sums() only, so every tool
  * that ranks functions (proffold --top, profcmp's per-function table)
@@ -33,6 +41,7 @@ struct prof_top_opts {
 	int by_total;		/* rank by total instead of self */
 	int human;		/* aligned text instead of TSV */
 	const char *unit;	/* "ns" formats durations; NULL: plain numbers */
+	int merge_roots;	/* the hottest path below the roots (threads merged) */
 };
 
 /* One function of the report. */
