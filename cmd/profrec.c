@@ -40,7 +40,7 @@
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
-	"               [--no-runtime-perf] [--python [--idle]]\n" \
+	"               [--no-runtime-perf] [--processes file] [--python [--idle]]\n" \
 	"               [--debuginfod] [--no-demangle] [--rotate interval [--keep n] [--max-bytes size]]\n" \
 	"               [--] [command [argument ...]]"
 
@@ -78,6 +78,7 @@ static const char help_text[] =
 	"      --no-inline          no inlined frames\n"
 	"      --no-runtime-perf    leave Python, Node and Java perf support off\n"
 	"      --off-cpu            record where threads block (event offcpu-time, ns)\n"
+	"      --processes=FILE     log processes started and images exec'd (TSV)\n"
 	"      --python             sample the Python stacks of a CPython 3.9-3.13 (-F: 99)\n"
 	"      --rotate=INTERVAL    -o DIR: a file per INTERVAL (whole seconds, on UTC\n"
 	"                           multiples) DIR/profrec-YYYYMMDDTHHMMSSZ.tsv until stopped\n"
@@ -88,7 +89,7 @@ static const char help_text[] =
 
 enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_IDLE, OPT_KEEP, OPT_LINES,
        OPT_MAX_BYTES, OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU,
-       OPT_PYTHON, OPT_ROTATE, OPT_NO_RUNTIME_PERF };
+       OPT_PROCESSES, OPT_PYTHON, OPT_ROTATE, OPT_NO_RUNTIME_PERF };
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -113,6 +114,7 @@ static const struct option longopts[] = {
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "processes", required_argument, NULL, OPT_PROCESSES },
 	{ "python", no_argument, NULL, OPT_PYTHON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
@@ -271,6 +273,9 @@ static int parse_options(struct args *a, int argc, char **argv)
 			break;
 		case OPT_OFF_CPU:
 			offcpu = 1;
+			break;
+		case OPT_PROCESSES:
+			o->processes = optarg;
 			break;
 		case OPT_IDLE:
 			a->python.idle = 1;

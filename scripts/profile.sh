@@ -160,7 +160,7 @@ write_run_meta() { # MODE COMMAND...
 # terminal reaches every process of the job, and a second one would make
 # the recorder kill the command. Either way the script waits for the
 # recorder, removes its temporary directory and exits 128+N.
-CHILD= SIGNAL= SIGNAME=
+CHILD= SIGNAL= SIGNAME= CHAIN_T=
 on_signal() { # NUMBER NAME
 	SIGNAL=$1 SIGNAME=$2
 	if [ -n "$CHILD" ]; then
@@ -238,6 +238,70 @@ run_tee() {
 	grep "^$_prefix:" "$WORK/stderr" >"$_log" || true
 }
 
+# cpu_chain PROCESSES: from profrec's process log (--processes), the exec
+# chain of the command process, by the rule of memory mode (see processes
+# below): sets CHAIN_T, the time (ns from the start of the recording) of
+# its last exec, and CHAIN_LAUNCHERS, the pids forked before that (with
+# their descendants); CHAIN_NOTE names the chain. CHAIN_T is empty when
+# the command made no exec after its first (no chain).
+cpu_chain() {
+	CHAIN_T= CHAIN_LAUNCHERS= CHAIN_NOTE=
+	[ -s "$1" ] || return 0
+	LC_ALL=C awk -F'\t' '
+	/^#/ || $1 == "time_ns" { next }
+	$2 == "fork" { ppid[$3] = $4; born[$3] = $1 + 0; next }
+	$2 == "exec" {
+		if (root == "" && !($3 in ppid)) root = $3
+		if ($3 == root) { n++; t = $1 + 0; chain = chain (n > 1 ? " -> " : "") $5; last = $5 }
+	}
+	END {
+		if (n < 2) exit
+		print "T", t
+		for (p in ppid) {
+			# the ancestor forked by the command process
+			q = p; a = ""
+			for (s = 0; s < 4096 && (q in ppid); s++) {
+				if (ppid[q] == root) { a = q; break }
+				q = ppid[q]
+			}
+			if (a != "" && born[a] < t) print "launcher", p
+		}
+		sub(/ -> [^>]*$/, "", chain)
+		print "note", last " reached through an exec chain of " n - 1 " launchers (" chain ")"
+	}' "$1" >"$WORK/chain"
+	CHAIN_T=$(sed -n 's/^T //p' "$WORK/chain")
+	CHAIN_LAUNCHERS=$(sed -n 's/^launcher //p' "$WORK/chain" | tr '\n' ' ')
+	CHAIN_NOTE=$(sed -n 's/^note //p' "$WORK/chain")
+}
+
+# fold_rec NAME [proffold options...]: NAME.folded from the recording in
+# $REC; with an exec chain (cpu_chain), the samples of the launchers
+# (before the last exec, and of the processes they forked) go to
+# NAME-launchers.folded instead.
+fold_rec() {
+	_n=$1
+	shift
+	if [ -z "$CHAIN_T" ]; then
+		"$(tool proffold)" -q "$@" -o "$OUT/$_n.folded" "$REC"
+		return
+	fi
+	"$(tool proffold)" -q --pid --time-from="${CHAIN_T}ns" "$@" -o "$WORK/after.folded" "$REC" || return 1
+	"$(tool proffold)" -q --pid --time-to="$((CHAIN_T - 1))ns" "$@" -o "$WORK/before.folded" "$REC" || return 1
+	# The root frame is comm-PID: the pid decides, then goes.
+	LC_ALL=C awk -v launchers=" $CHAIN_LAUNCHERS " -v prog="$WORK/prog.folded" -v launch="$WORK/launch.folded" '
+	FNR == 1 && /^#/ { if (NR == 1) { print > prog; print > launch } next }
+	/^#/ { next }
+	{
+		root = $0; sub(/;.*/, "", root)
+		pid = root; sub(/.*-/, "", pid)
+		rest = substr($0, length(root) + 1)
+		sub(/-[0-9]+$/, "", root)
+		print root rest > (FILENAME ~ /before\.folded$/ || index(launchers, " " pid " ") ? launch : prog)
+	}' "$WORK/after.folded" "$WORK/before.folded"
+	"$(tool proffold)" -q -o "$OUT/$_n.folded" "$WORK/prog.folded" || return 1
+	"$(tool proffold)" -q -o "$OUT/$_n-launchers.folded" "$WORK/launch.folded"
+}
+
 # fold_and_draw NAME TITLE [proffold options...]: NAME.folded, NAME.svg,
 # NAME.top.tsv from the recording in $REC; with more than one thread,
 # NAME-merged.svg too: the stacks are rooted at their thread's name, so
@@ -246,7 +310,7 @@ run_tee() {
 fold_and_draw() {
 	_name=$1 _title=$2
 	shift 2
-	"$(tool proffold)" -q "$@" -o "$OUT/$_name.folded" "$REC" || return 1
+	fold_rec "$_name" "$@" || return 1
 	"$(tool profflame)" --title "$_title" -o "$OUT/$_name.svg" "$OUT/$_name.folded" || return 1
 	_roots=$(grep -v '^#' "$OUT/$_name.folded" | awk '{ sub(/ [^ ]*$/, ""); sub(/;.*/, ""); print }' |
 		LC_ALL=C sort -u | wc -l)
@@ -286,6 +350,14 @@ cpu_stacks() {
 	fi
 }
 
+# chain_note MODE LOG: the exec chain cpu_chain found, said and logged.
+chain_note() {
+	[ -n "$CHAIN_T" ] || return 0
+	_note="$1: $CHAIN_NOTE: the graphs are its own and its children's; the launchers' samples are apart, in $1*-launchers.folded"
+	say "$_note"
+	echo "$PROG: $_note" >>"$2"
+}
+
 mode_cpu() {
 	REC=$OUT/cpu.samples.tsv.zst
 	say "cpu: recording $*"
@@ -294,10 +366,13 @@ mode_cpu() {
 		say "cpu: $1 runs a CPython: its Python stacks are sampled (profrec --python; --no-python: native stacks)"
 	# Not -q: profrec's summary, notes and warnings (stacks cut short,
 	# records lost) go to cpu.log, and to the user unless -q.
-	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" "$CPU_STACKS" -o "$REC" -- "$@"
+	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" "$CPU_STACKS" \
+		--processes "$OUT/cpu.processes.tsv" -o "$REC" -- "$@"
 	meta cpu_wall_s "$WALL"
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
+	cpu_chain "$OUT/cpu.processes.tsv"
+	chain_note cpu "$OUT/cpu.log"
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
 	# the heat map page, its range selection drawing that range's flame graph
 	"$(tool profflame)" --heatmap --format html --title "CPU over time: $*" -o "$OUT/cpu.heatmap.html" \
@@ -309,10 +384,12 @@ mode_offcpu() {
 	REC=$OUT/offcpu.samples.tsv.zst
 	say "offcpu: recording $*"
 	run_tee "$OUT/offcpu.log" profrec "$(tool profrec)" -F "$FREQ" --call-graph "$UNWIND" \
-		-e cpu-clock --off-cpu -o "$REC" -- "$@"
+		-e cpu-clock --off-cpu --processes "$OUT/offcpu.processes.tsv" -o "$REC" -- "$@"
 	meta offcpu_wall_s "$WALL"
 	dwarf_hint offcpu "$OUT/offcpu.log"
 	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
+	cpu_chain "$OUT/offcpu.processes.tsv"
+	chain_note offcpu "$OUT/offcpu.log"
 	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
 	fold_and_draw offcpu-oncpu "On-CPU: $*" -e cpu-clock || warn "offcpu: no on-CPU samples"
 	on=$(grep -v '^#' "$OUT/offcpu-oncpu.folded" 2>/dev/null | awk '{ s += $NF } END { printf "%.0f", s }')

@@ -158,6 +158,19 @@ else
 	fail "fork+exec: child profiled and symbolized" "parent=$parent child=$child"
 fi
 
+# ---- --processes: the processes started and the images exec'd ----
+run "$P" -q --processes "$TMP/procs.tsv" -o "$TMP/procs-s.tsv" -- sh -c '/bin/true; exec sh -c "exec /bin/true"'
+root=$(awk -F'\t' '$2 == "exec" { print $3; exit }' "$TMP/procs.tsv" 2>/dev/null)
+if [ "$STATUS" = 0 ] && [ "$(sed -n 2p "$TMP/procs.tsv")" = "$(printf 'time_ns\tevent\tpid\tppid\tcomm')" ] &&
+	head -n 1 "$TMP/procs.tsv" | grep -q '^# source=profrec ' && [ -n "$root" ] &&
+	[ "$(awk -F'\t' -v r="$root" '$2 == "exec" && $3 == r { printf "%s ", $5 }' "$TMP/procs.tsv")" = "sh sh true " ] &&
+	awk -F'\t' -v r="$root" '$2 == "fork" && $4 == r && $3 != r { f = $3 } $2 == "exec" && $3 == f && $5 == "true" { ok = 1 } END { exit !ok }' "$TMP/procs.tsv" &&
+	awk -F'\t' 'NR > 2 && $1 !~ /^[0-9]+$/ { exit 1 } NR > 2 && $1 + 0 < prev { exit 1 } NR > 2 { prev = $1 + 0 }' "$TMP/procs.tsv"; then
+	pass "--processes: the command's exec chain (sh, sh, true), the child it forked and what that exec'd, in time order"
+else
+	fail "--processes" "exit $STATUS: $(tr '\t\n' ' |' <"$TMP/procs.tsv" 2>&1 | head -c 400)"
+fi
+
 # ---- dlopen ----
 run "$P" -o "$TMP/dl.tsv" -- "$TMP/wl" -s $SHORT -l "$TMP/libspin.so" dlopen
 n=$(stacks "$TMP/dl.tsv" | grep -c ';lib_hot')

@@ -374,6 +374,21 @@ if [ -n "$NOFP" ]; then
 		fail "cpu --call-graph=dwarf" "exit $STATUS: $(grep -v '^#' nofp-cpu-dw/cpu.folded 2>&1 | head -n 3 | tr '\n' '|') $(tail -c 300 "$TMP/stderr")"
 	fi
 fi
+if [ -d shimroot ]; then
+	# The launcher of the shim test above, busy for a while (a real shim
+	# spends tens of milliseconds finding the version).
+	sed -i 's/^shift 2$/i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done\nshift 2/' shimroot/libexec/launcher
+	run "$W" cpu -q -o shimcpu -- "$TMP/shimroot/shims/app"
+	roots=$(grep -v '^#' shimcpu/cpu.folded 2>/dev/null | sed 's/;.*//' | sort -u | tr '\n' ' ')
+	if [ "$STATUS" = 0 ] && [ "$roots" = "app " ] && grep -q ';main;' shimcpu/cpu.folded &&
+		grep -q '^bash;' shimcpu/cpu-launchers.folded &&
+		grep -q 'cpu: app reached through an exec chain of 4 launchers (app -> bash -> launcher -> bash)' shimcpu/cpu.log &&
+		[ -s shimcpu/cpu.processes.tsv ]; then
+		pass "cpu through a shell shim: the graph of the program it execs, the shim's samples apart"
+	else
+		fail "cpu through a shim" "exit $STATUS; roots: $roots; $(tail -n 1 shimcpu/cpu.log 2>&1 | cut -c 1-300)"
+	fi
+fi
 run "$W" offcpu -q -o o -- ./app
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$STATUS" = 0 ] && [ -s o/offcpu.svg ] && awk -F'\t' 'NR > 1 && $3 > 0 { n++ } END { exit n != 2 }' o/offcpu.shares.tsv; then

@@ -17,8 +17,10 @@
 #include "base/proc.h"
 #include "base/sysfile.h"
 #include "base/units.h"
+#include "base/xalloc.h"
 #include "core/meta.h"
 #include "io/output.h"
+#include "record/proclog.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
 #include "record/runtimes.h"
@@ -50,6 +52,10 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 	prof_sample_writer_init(&r->writer, out, &r->stacks, o->folded);
 	prof_perf_init(&r->perf, o->mmap_pages);
 	r->perf.layout = prof_recorder_layout(o);
+	if (o->processes) {
+		r->proclog = xmalloc(sizeof(*r->proclog));
+		prof_proclog_init(r->proclog);
+	}
 }
 
 void prof_recorder_release(struct prof_recorder *r)
@@ -62,6 +68,9 @@ void prof_recorder_release(struct prof_recorder *r)
 	prof_stacks_release(&r->stacks);
 	prof_unwinder_free(r->unw);
 	prof_symbolizer_free(r->sym);
+	if (r->proclog)
+		prof_proclog_release(r->proclog);
+	free(r->proclog);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -233,6 +242,12 @@ static void on_switch(struct prof_recorder *r, const struct perf_event_header *h
 			     span.stack, NULL, NULL);
 }
 
+/* A record's time on the samples' clock (their time_ns column). */
+static uint64_t since_start(const struct prof_recorder *r, uint64_t time)
+{
+	return time > r->start_ns ? time - r->start_ns : 0;
+}
+
 void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64_t time)
 {
 	struct prof_recorder *r = arg;
@@ -252,12 +267,23 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 			prof_threads_mmap(&r->threads, &mmap2);
 		break;
 	case PERF_RECORD_COMM:
-		if (prof_decode_comm(hdr, &comm) == 0)
+		if (prof_decode_comm(hdr, &comm) == 0) {
 			prof_threads_comm(&r->threads, &comm);
+			if (r->proclog && comm.exec)
+				prof_proclog_exec(r->proclog, since_start(r, time), (int)comm.pid,
+						  comm.comm, comm.comm_len);
+		}
 		break;
 	case PERF_RECORD_FORK:
-		if (prof_decode_task(hdr, &task) == 0)
+		if (prof_decode_task(hdr, &task) == 0) {
 			prof_threads_fork(&r->threads, &task);
+			if (r->proclog && task.pid != task.ppid) {
+				const struct prof_thread *th = prof_threads_find(&r->threads, (int)task.tid);
+
+				prof_proclog_fork(r->proclog, since_start(r, time), (int)task.pid,
+						  (int)task.ppid, th ? th->comm : "");
+			}
+		}
 		break;
 	case PERF_RECORD_EXIT:
 		if (prof_decode_task(hdr, &task) == 0)
@@ -433,9 +459,13 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)
 {
+	int rc = 0;
+
+	if (r->proclog && prof_proclog_write(r->proclog, r->opt.processes, meta) != 0)
+		rc = -1;
 	if (r->rot)
-		return prof_rotation_finish(r->rot, &r->writer, r->end_ns ? r->end_ns : prof_now_ns());
-	return prof_sample_writer_finish(&r->writer, meta);
+		return prof_rotation_finish(r->rot, &r->writer, r->end_ns ? r->end_ns : prof_now_ns()) ? -1 : rc;
+	return prof_sample_writer_finish(&r->writer, meta) ? -1 : rc;
 }
 
 int prof_recorder_complete(struct prof_recorder *r, double duration,

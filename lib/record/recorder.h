@@ -13,6 +13,7 @@
  *                    frame pointer chain or DWARF unwinding)
  *   offcpu.h         switch-out samples + switch records -> off-CPU spans
  *   sample_writer.h  samples -> profrec-samples TSV or folded stacks
+ *   proclog.h        processes started and images exec'd -> profrec-processes TSV
  *
  * recorder.c holds the recorder's life cycle, the record handler, the
  * loop and the summary; events.c the events, their attrs and opening them.
@@ -75,6 +76,7 @@ struct prof_recorder_options {
 	int lines, no_inline, no_demangle, debuginfod;	/* symbolizer options (symbolize.h) */
 	size_t mmap_pages;		/* ring buffer pages per CPU */
 	const char *runtime_perf;	/* runtimes whose perf support was turned on (runtimes.h) */
+	const char *processes;		/* path of the process log (proclog.h), or NULL */
 };
 
 /*
@@ -134,6 +136,8 @@ struct prof_recorder_stats {
  * Callers read the fields above "private"; a unit test feeding records
  * also registers their sample ids with prof_perf_add_id(&r->perf, ...).
  */
+struct prof_proclog;
+
 struct prof_recorder {
 	struct prof_recorder_options opt;
 	struct prof_record_target target;
@@ -145,6 +149,7 @@ struct prof_recorder {
 	struct prof_threads threads;	/* the processes and threads met */
 	struct prof_rotation *rot;	/* --rotate: one file per interval (rotate.h), or NULL */
 	uint64_t end_ns;		/* CLOCK_MONOTONIC when the events were disabled */
+	struct prof_proclog *proclog;	/* opt.processes: the process log, else NULL */
 	/* private */
 	struct prof_perf perf;		/* perf.layout: prof_recorder_layout(&opt) */
 	struct prof_symbolizer *sym;
