@@ -328,8 +328,8 @@ static void validate(struct args *a, int argc, char **argv)
 	if (a->no_header && !a->opt.folded)
 		prof_usage_error(SYNOPSIS, "--no-header needs --folded");
 	if (a->use_python && (a->target.all_cpus || a->target.tid_only || a->target.npids > 1 ||
-			      a->opt.period || a->opt.nevents || a->rotate.interval_s))
-		prof_usage_error(SYNOPSIS, "--python takes a command or one -p PID, and none of -a, -t, -c, -e, --off-cpu, --rotate");
+			      a->opt.period || a->opt.nevents || a->rotate.interval_s || a->opt.processes))
+		prof_usage_error(SYNOPSIS, "--python takes a command or one -p PID, and none of -a, -t, -c, -e, --off-cpu, --processes, --rotate");
 	a->python.pid = a->target.npids ? a->pids[0] : 0;
 	a->python.duration = a->duration;
 	if (a->opt.folded && a->opt.nevents > 1)

@@ -366,8 +366,11 @@ mode_cpu() {
 		say "cpu: $1 runs a CPython: its Python stacks are sampled (profrec --python; --no-python: native stacks)"
 	# Not -q: profrec's summary, notes and warnings (stacks cut short,
 	# records lost) go to cpu.log, and to the user unless -q.
+	# The process log (exec chains) comes with perf events, not --python.
+	procs=
+	[ "$CPU_STACKS" = --python ] || procs=$OUT/cpu.processes.tsv
 	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" "$CPU_STACKS" \
-		--processes "$OUT/cpu.processes.tsv" -o "$REC" -- "$@"
+		${procs:+--processes} ${procs:+"$procs"} -o "$REC" -- "$@"
 	meta cpu_wall_s "$WALL"
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }

@@ -170,6 +170,7 @@ if [ "$STATUS" = 0 ] && [ "$(sed -n 2p "$TMP/procs.tsv")" = "$(printf 'time_ns\t
 else
 	fail "--processes" "exit $STATUS: $(tr '\t\n' ' |' <"$TMP/procs.tsv" 2>&1 | head -c 400)"
 fi
+check_error "--processes with --python is a usage error" 2 'none of .*--processes' "$P" --python --processes "$TMP/pp.tsv" -- true
 
 # ---- dlopen ----
 run "$P" -o "$TMP/dl.tsv" -- "$TMP/wl" -s $SHORT -l "$TMP/libspin.so" dlopen
