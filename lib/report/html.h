@@ -55,7 +55,7 @@ void prof_html_meta(struct prof_output *o, const struct prof_meta *m, const char
 void prof_html_table(struct prof_output *o, const struct prof_table *t, size_t max_rows);
 
 /*
- * An SVG document (svg[0..len), as profflame writes it) in an iframe as
+ * An SVG document (svg[0..len), as profflame writes it) in an iframe (srcdoc) as
  * tall as the SVG says it is; title names the frame for screen readers.
  */
 void prof_html_svg_frame(struct prof_output *o, const char *title, const char *svg, size_t len);

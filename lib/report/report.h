@@ -12,7 +12,7 @@
  * and, per file kind:
  *   NAME.svg        a flame graph, embedded whole (zoom and search work);
  *                   one larger than PROF_REPORT_MAX_SVG is reported and
- *                   left out (the page would hold it twice, in base64)
+ *                   left out (the page would be as large)
  *   NAME.top.tsv    a hotspot table (proffold --top), first 25 rows
  *   NAME.tsv        with a time_ns column: a chart per varying numeric
  *                   column (one line per GPU in profgpu's); otherwise a
