@@ -19,6 +19,7 @@
 #include "base/xalloc.h"
 #include "gpu/gpu.h"
 #include "gpu/host.h"
+#include "gpu/kernels.h"
 #include "gpu/sampler.h"
 #include "io/output.h"
 
@@ -26,7 +27,8 @@
 	"profgpu [-lqv] [-b backend[,backend]] [-c count] [-d duration]\n"      \
 	"               [-g index[,index]] [-i interval] [-o file] [--alert expr]\n" \
 	"               [--fail-on-alert] [--host] [--host-output file] [--no-gpu-ok]\n" \
-	"               [--processes file] [--summary] [--tegrastats file]\n"    \
+	"               [--kernels file] [--kernel-stacks file] [--kernel-unwind how]\n" \
+	"               [--no-demangle] [--processes file] [--summary] [--tegrastats file]\n" \
 	"               [--] [command [arg ...]]"
 
 static const char help_text[] =
@@ -53,6 +55,7 @@ static const char help_text[] =
 	"                         cpu>90%, host_cpu, swap, threads, temp\n"
 	"      --host-output=file  the host timeline too, beside the GPUs'\n"
 	"      --no-gpu-ok        --fail-on-alert passes when no GPU is found\n"
+	PROF_GPU_KERNELS_HELP
 	"      --processes=file   per-process GPU use of command's process tree\n"
 	"                         (schema profgpu-processes) to file\n"
 	"      --summary          write only the per-GPU summary as TSV\n"
@@ -71,6 +74,7 @@ enum {
 	OPT_PROCESSES,
 	OPT_SUMMARY,
 	OPT_TEGRASTATS,
+	OPT_KERNELS,	/* and 3 more: PROF_GPU_KERNELS_OPT_* count from here */
 };
 
 static const struct option long_options[] = {
@@ -84,6 +88,7 @@ static const struct option long_options[] = {
 	{ "host", no_argument, NULL, OPT_HOST },
 	{ "host-output", required_argument, NULL, OPT_HOST_OUTPUT },
 	{ "interval", required_argument, NULL, 'i' },
+	PROF_GPU_KERNELS_OPTIONS(OPT_KERNELS),
 	{ "list", no_argument, NULL, 'l' },
 	{ "list-options", no_argument, NULL, PROF_OPT_LIST_OPTIONS },
 	{ "no-gpu-ok", no_argument, NULL, OPT_NO_GPU_OK },
@@ -120,6 +125,7 @@ struct profgpu {
 	struct prof_output *host_out;	/* --host-output */
 	struct prof_host host;
 	struct prof_sigwatch signals;
+	struct prof_gpu_kernels kern;	/* --kernels, --kernel-stacks (gpu/kernels.h) */
 };
 
 #define usage_error(...) prof_usage_error(SYNOPSIS, __VA_ARGS__)
@@ -130,27 +136,6 @@ static void discover(struct profgpu *pg, struct prof_buf *status, int spawn)
 	pg->find.spawn = spawn;
 	if (prof_gpu_discover(&pg->set, &pg->find, status) < 0)
 		prof_die_errno("%s", pg->find.tegrastats_input);
-}
-
-static int do_list(struct profgpu *pg)
-{
-	struct prof_buf why = PROF_BUF_INIT;
-	int rval;
-
-	discover(pg, &why, 0);
-	for (size_t i = 0; i < pg->set.ndevs; i++) {
-		struct prof_gpu_dev *d = &pg->set.devs[i];
-
-		printf("%u\t%s\t%s\t%s\n", d->index, d->backend->name, d->name, d->uuid);
-	}
-	if (!pg->set.ndevs)
-		prof_warn("no GPU found (%s)", why.data);
-	else
-		prof_info(1, "%s", why.data);
-	rval = pg->set.ndevs ? PROF_EXIT_OK : PROF_EXIT_FAIL;
-	prof_buf_release(&why);
-	prof_gpu_set_release(&pg->set);
-	return rval | prof_close_stdout();
 }
 
 /*
@@ -274,9 +259,11 @@ static int parse_options(struct profgpu *pg, int argc, char **argv)
 			break;
 		case PROF_OPT_LIST_OPTIONS:
 			prof_list_option_values(long_options, (const struct prof_option_values[]){
-				{ "backend", "nvml,amdgpu,tegrastats" }, { NULL, NULL } });
+				{ "backend", "nvml,amdgpu,tegrastats" }, { "kernel-unwind", "dwarf,fp" },
+				{ NULL, NULL } });
 		default:
-			prof_usage_error(SYNOPSIS, NULL);
+			if (c < OPT_KERNELS || prof_gpu_kernels_option(&pg->kern, c - OPT_KERNELS, optarg) < 0)
+				prof_usage_error(SYNOPSIS, NULL);
 		}
 	}
 	return optind;
@@ -336,9 +323,11 @@ static void report_devices(const struct profgpu *pg, const struct prof_buf *why,
 static int run(struct profgpu *pg, int argc, char **argv, int *rval)
 {
 	struct prof_child cmd;
+	int status;
 	/* A table on stdout: the command's stdout goes to stderr. */
 	int to_stdout = !pg->output || strcmp(pg->output, "-") == 0 ||
-			(pg->procs_path && strcmp(pg->procs_path, "-") == 0);
+			(pg->procs_path && strcmp(pg->procs_path, "-") == 0) ||
+			prof_gpu_kernels_stdout(&pg->kern);
 
 	if (!argc) {
 		if (pg->smp.nact || pg->smp.cfg.host)
@@ -350,9 +339,14 @@ static int run(struct profgpu *pg, int argc, char **argv, int *rval)
 	/* Orphaned grandchildren stay in the tree --processes follows. */
 	if (pg->procs_out)
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	if (prof_child_spawn_flags(&cmd, argv, NULL, to_stdout ? PROF_CHILD_STDOUT_TO_STDERR : 0) < 0)
+	/* with --kernels, the environment that has CUDA load our tracer */
+	if ((pg->kern.on && prof_gpu_kernels_setup(&pg->kern) < 0) ||
+	    prof_child_spawn_flags(&cmd, argv, pg->kern.envp, to_stdout ? PROF_CHILD_STDOUT_TO_STDERR : 0) < 0)
 		return PROF_EXIT_FAIL;
-	return prof_gpu_sampler_run(&pg->smp, &cmd, argv[0]);
+	status = prof_gpu_sampler_run(&pg->smp, &cmd, argv[0]);
+	if (pg->kern.on && prof_gpu_kernels_finish(&pg->kern, pg->smp.t0) < 0)
+		*rval = PROF_EXIT_FAIL;
+	return status;
 }
 
 /* An alert only a GPU can judge while none is sampled, or NULL. */
@@ -385,7 +379,7 @@ int main(int argc, char **argv)
 	if (pg.list) {
 		if (argc)
 			usage_error("-l takes no command%s", "");
-		return do_list(&pg);
+		return prof_gpu_list(&pg.find);
 	}
 	if (pg.host_only && (pg.summary_only || pg.procs_path || pg.find.tegrastats_input || pg.gpu_list))
 		usage_error("--host samples no GPU: not with --%s", pg.summary_only ? "summary" :
@@ -394,6 +388,8 @@ int main(int argc, char **argv)
 	    strcmp(pg.procs_path, "-") == 0)
 		usage_error("--processes %s: the timeline already goes to stdout (use -o)",
 			    pg.procs_path);
+	if (pg.kern.on && !argc)
+		usage_error("--kernels and --kernel-stacks trace a command: give one%s", "");
 	env = getenv("PROFGPU_TEST_VIRTUAL_TIME");
 	if (env && *env && strcmp(env, "0") != 0 && argc)
 		usage_error("PROFGPU_TEST_VIRTUAL_TIME needs no command%s", "");

@@ -69,7 +69,7 @@ same "usage error ends with the synopsis" "[--] [command [arg ...]]" \
 	"$(tail -c 200 "$TMP/stderr" | sed -n '$p' | sed 's/^ *//')"
 run "$P" -h
 same "help: the synopsis is followed by the description" "timeline (prof-formats(5), schema profgpu-timeline)." \
-	"$(sed -n 7p "$TMP/stdout")"
+	"$(sed -n 8p "$TMP/stdout")"
 check_error "bad interval" 2 'profgpu: -i: bad interval' "$P" -i 0 -- true
 check_error "bad interval unit" 2 'profgpu: -i: bad interval' "$P" -i 10parsecs -- true
 check_error "bad duration" 2 'profgpu: -d: bad duration' "$P" -d -1 -- true

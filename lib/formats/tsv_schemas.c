@@ -195,6 +195,28 @@ static const struct prof_tsv_column profannotate_simd[] = {
 	{ "undecoded_bytes", PROF_TSV_INT },
 };
 
+/* profgpu --kernels: CUDA kernels, memcpys and memsets (gpu/kernels.h). */
+static const struct prof_tsv_column profgpu_kernels[] = {
+	{ "start_ns", PROF_TSV_INT },
+	{ "end_ns", PROF_TSV_INT },
+	{ "duration_ns", PROF_TSV_INT },
+	{ "pid", PROF_TSV_INT },
+	{ "tid", PROF_TSV_INT },
+	{ "device", PROF_TSV_INT },
+	{ "context", PROF_TSV_INT },
+	{ "stream", PROF_TSV_INT },
+	{ "kind", PROF_TSV_TEXT },
+	{ "name", PROF_TSV_TEXT },
+	{ "grid", PROF_TSV_TEXT },
+	{ "block", PROF_TSV_TEXT },
+	{ "registers", PROF_TSV_INT },
+	{ "shared_bytes", PROF_TSV_INT },
+	{ "bytes", PROF_TSV_INT },
+	{ "direction", PROF_TSV_TEXT },
+	{ "correlation", PROF_TSV_INT },
+	{ "stack_id", PROF_TSV_INT },
+};
+
 static const struct prof_tsv_schema schemas[] = {
 	{ "profrec-samples", COLS_FROM(profrec_samples, 9) },
 	{ "proffold-top", COLS(proffold_top) },
@@ -204,6 +226,7 @@ static const struct prof_tsv_schema schemas[] = {
 	{ "profgpu-processes", COLS(profgpu_processes) },
 	{ "profgpu-summary", COLS(profgpu_summary) },
 	{ "profgpu-host", COLS(profgpu_host) },
+	{ "profgpu-kernels", COLS(profgpu_kernels) },
 	{ "profcompress", COLS(profcompress_results) },
 	{ "profcmp-functions", COLS(profcmp_functions) },
 	{ "profcmp-table", COLS(profcmp_table) },
@@ -214,5 +237,5 @@ static const struct prof_tsv_schema schemas[] = {
 const struct prof_tsv_schema *const prof_tsv_schemas[] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3],
 	&schemas[4], &schemas[5], &schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10],
-	&schemas[11], &schemas[12], NULL,
+	&schemas[11], &schemas[12], &schemas[13], NULL,
 };

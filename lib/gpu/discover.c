@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/buf.h"
+#include "base/error.h"
 #include "base/xalloc.h"
 #include "gpu/gpu.h"
 
@@ -106,4 +107,29 @@ int prof_gpu_discover(struct prof_gpu_set *set, const struct prof_gpu_discovery 
 		find_jetson(set, o, nvml, status);
 	}
 	return 0;
+}
+
+int prof_gpu_list(struct prof_gpu_discovery *o)
+{
+	struct prof_gpu_set set;
+	struct prof_buf why = PROF_BUF_INIT;
+	int rval;
+
+	memset(&set, 0, sizeof(set));
+	o->spawn = 0;
+	if (prof_gpu_discover(&set, o, &why) < 0)
+		prof_die_errno("%s", o->tegrastats_input);
+	for (size_t i = 0; i < set.ndevs; i++) {
+		struct prof_gpu_dev *d = &set.devs[i];
+
+		printf("%u\t%s\t%s\t%s\n", d->index, d->backend->name, d->name, d->uuid);
+	}
+	if (!set.ndevs)
+		prof_warn("no GPU found (%s)", why.data);
+	else
+		prof_info(1, "%s", why.data);
+	rval = set.ndevs ? PROF_EXIT_OK : PROF_EXIT_FAIL;
+	prof_buf_release(&why);
+	prof_gpu_set_release(&set);
+	return rval | prof_close_stdout();
 }

@@ -329,6 +329,14 @@ struct prof_gpu_discovery {
 int prof_gpu_discover(struct prof_gpu_set *set, const struct prof_gpu_discovery *o,
 		      struct prof_buf *status);
 
+/*
+ * profgpu -l: discover with o (no tegrastats started) and print each
+ * GPU as "index TAB backend TAB name TAB uuid"; none found is said with
+ * why. Returns the exit status: 0, or 1 when no GPU was found or
+ * standard output failed.
+ */
+int prof_gpu_list(struct prof_gpu_discovery *o);
+
 /* ---- rows (gpu.c) ---- */
 
 /*

@@ -7,7 +7,7 @@
 SYMBOLIZE_LZMA := $(call have_lib,lzma.h,$(call lib_ldlibs,lzma))
 ifneq ($(SYMBOLIZE_LZMA),)
 $(BUILD)/lib/symbolize/minidebug.o: EXTRA_CFLAGS += -DPROF_HAVE_LZMA $(call lib_cflags,lzma)
-$(BINDIR)/profrec $(BINDIR)/profheap $(BINDIR)/profannotate: EXTRA_LIBS += $(call lib_ldlibs,lzma)
+$(BINDIR)/profrec $(BINDIR)/profheap $(BINDIR)/profannotate $(BINDIR)/profgpu: EXTRA_LIBS += $(call lib_ldlibs,lzma)
 $(BUILD)/tests/unit/%: EXTRA_LIBS += $(call lib_ldlibs,lzma)
 $(BUILD)/tests/tools/%: EXTRA_LIBS += $(call lib_ldlibs,lzma)
 endif
