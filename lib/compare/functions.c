@@ -265,13 +265,15 @@ static void judge_measure(const struct prof_functions *f, const double *v, size_
 		scale = normalize && sn->whole > 0 ? sb->whole / sn->whole : 1;
 		c->sigmas = prof_counts_sigmas(mb, sb->per_sample / (double)nb, mn * scale,
 					       sn->per_sample * scale / (double)nn);
-		c->p_value = prof_mann_whitney(x, nb, y, nn);
+		/* the rank test only where the counting noise leaves room for a change */
+		if (c->sigmas > bar)
+			c->p_value = prof_mann_whitney(x, nb, y, nn);
 		c->base = prof_median(x, nb);	/* sorts x and y */
 		c->new = prof_median(y, nn);
 		spread = fmax(x[nb - 1] - x[0], y[nn - 1] - y[0]);
-		/* beyond the run-to-run spread and beyond the counting noise */
-		beyond = (ranks ? c->p_value < PROF_ALPHA : fabs(c->new - c->base) > spread) &&
-			 c->sigmas > bar;
+		/* beyond the counting noise and beyond the run-to-run spread */
+		beyond = c->sigmas > bar &&
+			 (ranks ? c->p_value < PROF_ALPHA : fabs(c->new - c->base) > spread);
 		/* the interval where the tests find a change (a profile has many functions) */
 		if (beyond)
 			prof_bootstrap_ratio(x, nb, y, nn, &c->ratio_lo, &c->ratio_hi);

@@ -68,7 +68,8 @@ struct prof_function_change {
 	double delta_points;		/* |change| in points of the base whole */
 	double sigmas;			/* |difference| in standard errors of the counts (of
 					   the means with several runs); INFINITY: exact */
-	double p_value;			/* several runs: Mann-Whitney's p; else NAN */
+	double p_value;			/* several runs: Mann-Whitney's p where sigmas is
+					   beyond the bar (else not needed); else NAN */
 	double ratio_lo, ratio_hi;	/* several runs: bootstrap interval of ratio; else NAN */
 	enum prof_change_verdict verdict;
 };

@@ -17,7 +17,19 @@ static int cmp_double(const void *a, const void *b)
 
 double prof_median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	if (n <= 16) {
+		/* runs are few: insertion sort (the bootstrap sorts millions of these) */
+		for (size_t i = 1; i < n; i++) {
+			double t = v[i];
+			size_t j = i;
+
+			for (; j > 0 && v[j - 1] > t; j--)
+				v[j] = v[j - 1];
+			v[j] = t;
+		}
+	} else {
+		qsort(v, n, sizeof(*v), cmp_double);
+	}
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -46,40 +58,46 @@ double prof_sigmas_bar(size_t m)
 	return lo;
 }
 
-/* The U of x when the pooled values v[0..n) are split by in_x[]. */
-static double u_of(const double *v, size_t n, const unsigned char *in_x)
+/*
+ * The exact two-sided p of the rank sum of x[0..nx) among the pooled
+ * values v[0..n) (x first), ties as midranks: the distribution of the
+ * sum of nx ranks over every split, counted by dynamic programming on
+ * doubled ranks (integers), cnt[k][s] = the ways k of the values seen so
+ * far sum to s.
+ */
+static double exact_p(const double *v, size_t n, size_t nx)
 {
-	double u = 0;
+	size_t smax = n * (n + 1), obs = 0, *rank2 = xcalloc(n, sizeof(*rank2));
+	double *cnt = xcalloc((nx + 1) * (smax + 1), sizeof(*cnt)), all = 0, extreme = 0;
+	double mean2 = (double)nx * (double)(n + 1), dist;
 
+	for (size_t i = 0; i < n; i++) {
+		size_t less = 0, eq = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			less += v[j] < v[i];
+			eq += v[j] == v[i];
+		}
+		rank2[i] = 2 * less + eq + 1;	/* twice the midrank */
+		if (i < nx)
+			obs += rank2[i];
+	}
+	dist = fabs((double)obs - mean2);
+	cnt[0] = 1;
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; in_x[i] && j < n; j++)
-			if (!in_x[j])
-				u += v[i] > v[j] ? 1 : v[i] == v[j] ? 0.5 : 0;
-	return u;
-}
+		for (size_t k = i + 1 < nx ? i + 1 : nx; k > 0; k--)
+			for (size_t sum = rank2[i]; sum <= smax; sum++)
+				cnt[k * (smax + 1) + sum] += cnt[(k - 1) * (smax + 1) + sum - rank2[i]];
+	for (size_t sum = 0; sum <= smax; sum++) {
+		double c = cnt[nx * (smax + 1) + sum];
 
-struct perm {
-	const double *v;
-	unsigned char *in_x;
-	size_t n;
-	double mean, dist;		/* the observed |U - mean| */
-	double extreme, all;		/* splits as far from the mean or farther; all splits */
-};
-
-/* Every way to choose k more of v[from..n) as x's: the permutation distribution of U. */
-static void splits(struct perm *p, size_t from, size_t k)
-{
-	if (k == 0) {
-		p->all++;
-		if (fabs(u_of(p->v, p->n, p->in_x) - p->mean) >= p->dist - 1e-9)
-			p->extreme++;
-		return;
+		all += c;
+		if (fabs((double)sum - mean2) >= dist - 1e-9)
+			extreme += c;
 	}
-	for (size_t i = from; i + k <= p->n; i++) {
-		p->in_x[i] = 1;
-		splits(p, i + 1, k - 1);
-		p->in_x[i] = 0;
-	}
+	free(cnt);
+	free(rank2);
+	return all > 0 ? fmin(1, extreme / all) : 1;
 }
 
 /* C(n, k), or more than limit as soon as it is. */
@@ -100,6 +118,17 @@ double prof_mann_whitney(const double *x, size_t nx, const double *y, size_t ny)
 
 	if (!nx || !ny)
 		return 1;
+	if (choose(n, nx, EXACT_SPLITS) <= EXACT_SPLITS) {
+		/* exact, ties and all: the rank sum over every split of the pooled values */
+		double *v = xreallocarray(NULL, n, sizeof(*v)), exact;
+
+		memcpy(v, x, nx * sizeof(*x));
+		memcpy(v + nx, y, ny * sizeof(*y));
+		exact = exact_p(v, n, nx);
+		free(v);
+		return exact;
+	}
+	mean = (double)nx * (double)ny / 2;
 	/* U of x: the pairs where x is larger, a tie counting half */
 	for (i = 0; i < nx; i++)
 		for (j = 0; j < ny; j++) {
@@ -119,21 +148,6 @@ double prof_mann_whitney(const double *x, size_t nx, const double *y, size_t ny)
 		}
 	}
 	free(all);
-	mean = (double)nx * (double)ny / 2;
-	if (choose(n, nx, EXACT_SPLITS) <= EXACT_SPLITS) {
-		/* exact, ties and all: U over every split of the pooled values */
-		struct perm pm = { .n = n, .mean = mean, .dist = fabs(u - mean) };
-		double *v = xreallocarray(NULL, n, sizeof(*v));
-
-		memcpy(v, x, nx * sizeof(*x));
-		memcpy(v + nx, y, ny * sizeof(*y));
-		pm.v = v;
-		pm.in_x = xcalloc(n, 1);
-		splits(&pm, 0, nx);
-		free(pm.in_x);
-		free(v);
-		return fmin(1, pm.extreme / pm.all);
-	}
 	var = (double)nx * (double)ny / 12 * ((double)n + 1 - ties / ((double)n * ((double)n - 1)));
 	if (var <= 0)
 		return 1;	/* every value equal */
