@@ -62,6 +62,9 @@ static const char help_text[] =
 "      --collapse-recursion  f;f;f -> f\n"
 "      --max-depth=N       keep the N frames nearest the root\n"
 "      --reverse           leaf first\n"
+"      --callers=FUNC      who calls FUNC: stacks leaf first from FUNC up\n"
+"      --callees=FUNC      what FUNC calls: stacks from FUNC down (the two\n"
+"                          halves of a sandwich view, rooted at FUNC)\n"
 "\n"
 "Output:\n"
 "  -o, --output=FILE       write FILE (atomically; .gz/.zst/.lz4 compress;\n"
@@ -86,7 +89,7 @@ PROF_MAX_LINE_HELP
 "no sample in the time window, 2 usage error.\n";
 
 enum {
-	OPT_ADDRS = 0x100, OPT_BUCKET, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
+	OPT_ADDRS = 0x100, OPT_BUCKET, OPT_CALLEES, OPT_CALLERS, OPT_COLLAPSE, OPT_COUNTS, OPT_CPP, OPT_EXCLUDE, OPT_FOCUS,
 	OPT_HEATMAP, OPT_HUMAN, OPT_JIT, OPT_KERNEL, OPT_MARK_INLINED, OPT_MAX_DEPTH, OPT_MERGE_THREADS, OPT_NO_DEMANGLE, OPT_NO_HEADER,
 	OPT_OUTPUT_FORMAT, OPT_PID, OPT_REVERSE, OPT_SKIP_AFTER, OPT_SORT, OPT_STRIP_COMM, OPT_THRESHOLD,
 	OPT_TID, OPT_TIME_FROM, OPT_TIME_TO, OPT_TOP,
@@ -96,6 +99,8 @@ static const struct option long_opts[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "all", no_argument, NULL, 'a' },
 	{ "bucket", required_argument, NULL, OPT_BUCKET },
+	{ "callees", required_argument, NULL, OPT_CALLEES },
+	{ "callers", required_argument, NULL, OPT_CALLERS },
 	{ "collapse-recursion", no_argument, NULL, OPT_COLLAPSE },
 	{ "counts", no_argument, NULL, OPT_COUNTS },
 	{ "cpp-names", no_argument, NULL, OPT_CPP },
@@ -145,6 +150,7 @@ struct config {
 	struct prof_top_opts top_opts;
 	int heatmap;
 	uint64_t bucket_ns;	/* 0: --bucket not given */
+	const char *sandwich[1];	/* --callers or --callees: the function (xf.base) */
 };
 
 /*
@@ -199,37 +205,6 @@ static int write_result(struct config *c, const struct prof_stacks *t,
 }
 
 /*
- * --heatmap: read the inputs into a heat map and write its TSV. The cells
- * are those of the time window, if any. Returns the exit status.
- */
-static int run_heatmap(struct config *c, const char *const *paths, size_t n)
-{
-	struct prof_heatmap hm;
-	struct prof_stacks t;
-	struct prof_meta meta = PROF_META_INIT;
-	struct prof_output *o;
-	int rval = 0;
-
-	prof_heatmap_init(&hm, c->bucket_ns ? c->bucket_ns : PROF_HEATMAP_DEFAULT_BUCKET_NS);
-	prof_stacks_init(&t, 1);
-	if (prof_heatmap_read(paths, n, &c->read, &hm, &t, &meta))
-		rval = 1;
-	o = prof_output_open(c->output, PROF_OUT_ATOMIC,
-			     c->output ? prof_compression_from_suffix(c->output) : PROF_COMP_NONE);
-	if (!o || prof_heatmap_write(&hm, &meta, !c->no_header, o)) {
-		if (o)
-			prof_output_abort(o);
-		rval = 1;
-	} else if (prof_output_close(o)) {
-		rval = 1;
-	}
-	prof_heatmap_release(&hm);
-	prof_stacks_release(&t);
-	prof_meta_release(&meta);
-	return rval;
-}
-
-/*
  * Whether the roots of t (read with meta) still name threads, as
  * profrec's and perf script's do (comm, comm-PID, comm-PID/TID): then
  * --top's hottest path merges the threads (core/top.h).
@@ -259,7 +234,7 @@ int main(int argc, char **argv)
 	struct prof_meta meta = PROF_META_INIT;
 	struct prof_profile_summary sum;
 	char errbuf[256];
-	int ch, fmt, rval = 0;
+	int ch, fmt, rval = 0, callees = 0;
 	uint64_t u;
 	double d;
 
@@ -304,6 +279,16 @@ int main(int argc, char **argv)
 				prof_usage_error(SYNOPSIS, "--bucket: expected a duration of at least "
 						 "1ms dividing 1s evenly (10ms, 20ms, 50ms, 0.1s), got '%s'",
 						 optarg);
+			break;
+		case OPT_CALLEES:
+		case OPT_CALLERS:	/* core/transform's base, after reverse for the callers */
+			if (c.xf.nbase)
+				prof_usage_error(SYNOPSIS, "--callers and --callees are two graphs: one at a time");
+			c.sandwich[0] = optarg;
+			c.xf.base = c.sandwich;
+			c.xf.nbase = 1;
+			c.xf.reverse |= ch == OPT_CALLERS;
+			callees = ch == OPT_CALLEES;
 			break;
 		case OPT_COLLAPSE:
 			c.xf.collapse_recursion = 1;
@@ -429,6 +414,8 @@ int main(int argc, char **argv)
 	if (c.read.time_window && c.read.time_to_ns != UINT64_MAX &&
 	    c.read.time_to_ns <= c.read.time_from_ns)
 		prof_usage_error(SYNOPSIS, "--time-to must be later than --time-from");
+	if (callees && c.xf.reverse)
+		prof_usage_error(SYNOPSIS, "--callees with --reverse: --callers draws who calls it");
 	if (c.top_opts.human && !c.top)
 		prof_usage_error(SYNOPSIS, "--human needs --top");
 	if (c.bucket_ns && !c.heatmap)
@@ -437,8 +424,9 @@ int main(int argc, char **argv)
 		prof_usage_error(SYNOPSIS, "--heatmap counts samples: it takes no --top or "
 				 "transformation");
 	if (c.heatmap)
-		return run_heatmap(&c, (const char *const *)argv + optind,
-				   (size_t)(argc - optind)) | prof_close_stdout();
+		return prof_heatmap_fold_file((const char *const *)argv + optind, (size_t)(argc - optind),
+					      &c.read, c.bucket_ns ? c.bucket_ns : PROF_HEATMAP_DEFAULT_BUCKET_NS,
+					      c.output, c.no_header) | prof_close_stdout();
 
 	prof_stacks_init(&t, 3);	/* differential input's two columns, samples */
 	samples.t = &t;
@@ -451,6 +439,10 @@ int main(int argc, char **argv)
 		prof_transform_apply(&c.xf, &t, &xt);
 		prof_stacks_release(&t);
 		out_t = &xt;
+		if (c.xf.nbase && !prof_stacks_count(&xt)) {
+			prof_warn("no stack contains '%s'", c.sandwich[0]);
+			rval = 1;
+		}
 	}
 	rval |= write_result(&c, out_t, &meta, (size_t)sum.ncounts, &samples);
 	prof_pprof_counter_release(&samples);

@@ -361,6 +361,27 @@ sed 1d "$TMP/thr.folded" >"$TMP/thr-plain.folded"
 "$F" --top 2 --human "$TMP/thr-plain.folded" >"$TMP/thr.top"
 check "--top: roots of other inputs are not merged" 0 \
 	"hottest path (30.00%): worker-0 > start_thread > work > hot" grep '^hottest' "$TMP/thr.top"
+# ---- sandwich (issue 24): the callers and the callees of one function -------
+# F's total is 20 (10 + 5 + 3 + 2): its callers a 10, b 8 and itself 2 (the
+# recursive stack, from its innermost F); its callees x 10, y;z 5, F;x 2
+# (from the outermost F) and 3 in F itself. main;c never calls F.
+printf 'main;a;F;x 10\nmain;b;F;y;z 5\nmain;b;F 3\nmain;c 7\nmain;F;F;x 2\n' >"$TMP/sw.folded"
+check "--callers: who calls F, rooted at F" 0 "F;F;main 2
+F;a;main 10
+F;b;main 8" "$F" --no-header --callers F "$TMP/sw.folded"
+check "--callees: what F calls, rooted at F" 0 "F 3
+F;F;x 2
+F;x 10
+F;y;z 5" "$F" --no-header --callees F "$TMP/sw.folded"
+"$F" --callees F --top 3 --human "$TMP/sw.folded" >"$TMP/sw.top"
+check "--callees --top: where F's time goes, of its 20" 0 "   1          12  60.00%          12  60.00%  x  <- hot (self >= 5%)" \
+	sed -n 3p "$TMP/sw.top"
+check_error "--callers of a function no stack holds: said, exit 1" 1 "no stack contains 'nope'" \
+	"$F" --callers nope "$TMP/sw.folded"
+check_error "--callers and --callees together: usage" 2 "one at a time" \
+	"$F" --callers F --callees F "$TMP/sw.folded"
+check_error "--callees --reverse: usage" 2 "--callers draws who calls it" \
+	"$F" --callees F --reverse "$TMP/sw.folded"
 # a real program: three named threads recorded by profrec
 if [ ! -r /proc/sys/kernel/perf_event_paranoid ] || ! command -v "${CC:-cc}" >/dev/null 2>&1; then
 	skip "threads merged on a profrec recording" "no perf_event support or no C compiler"

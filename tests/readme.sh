@@ -195,6 +195,10 @@ while IFS= read -r cmd; do
 		status 0 && xml_ok main.svg && has main.svg main || ok=0 ;;
 	'bin/proffold --merge-threads app.folded | bin/profflame >merged.svg')
 		status 0 && xml_ok merged.svg && has merged.svg work_hot && has merged.svg main || ok=0 ;;
+	'bin/proffold --callers work_hot app.folded | bin/profflame >callers.svg')
+		status 0 && xml_ok callers.svg && has callers.svg work_hot && has callers.svg start_thread || ok=0 ;;
+	'bin/proffold --callees work_hot app.folded | bin/profflame --inverted >callees.svg')
+		status 0 && xml_ok callees.svg && has callees.svg work_hot && ! grep -q '<title>main (' "$W/callees.svg" || ok=0 ;;
 	'bin/proffold --collapse-recursion --max-depth 20 app.tsv >shallow.folded')
 		deep=$(grep -v '^#' shallow.folded 2>/dev/null | awk '{ sub(/ [0-9]+$/, ""); if (split($0, f, ";") > 20) print }' | head -n 1)
 		status 0 && folded_ok shallow.folded && { [ -z "$deep" ] || { why="deeper than 20: $deep"; false; }; } || ok=0 ;;

@@ -229,3 +229,31 @@ void prof_heatmap_release(struct prof_heatmap *hm)
 	free(hm->start);
 	memset(hm, 0, sizeof(*hm));
 }
+
+int prof_heatmap_fold_file(const char *const *paths, size_t n, struct prof_profile_opts *opts,
+			   uint64_t bucket_ns, const char *output, int no_header)
+{
+	struct prof_heatmap hm;
+	struct prof_stacks t;
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_output *o;
+	int rval = 0;
+
+	prof_heatmap_init(&hm, bucket_ns);
+	prof_stacks_init(&t, 1);
+	if (prof_heatmap_read(paths, n, opts, &hm, &t, &meta))
+		rval = 1;
+	o = prof_output_open(output, PROF_OUT_ATOMIC,
+			     output ? prof_compression_from_suffix(output) : PROF_COMP_NONE);
+	if (!o || prof_heatmap_write(&hm, &meta, !no_header, o)) {
+		if (o)
+			prof_output_abort(o);
+		rval = 1;
+	} else if (prof_output_close(o)) {
+		rval = 1;
+	}
+	prof_heatmap_release(&hm);
+	prof_stacks_release(&t);
+	prof_meta_release(&meta);
+	return rval;
+}

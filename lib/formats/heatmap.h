@@ -135,4 +135,14 @@ int prof_heatmap_write(const struct prof_heatmap *hm, const struct prof_meta *me
 /* Free what the heat map holds. */
 void prof_heatmap_release(struct prof_heatmap *hm);
 
+/*
+ * proffold --heatmap: read paths[0..n) with opts (prof_heatmap_read())
+ * into a heat map of bucket_ns buckets and write its TSV to output (NULL:
+ * stdout; atomically, compressed by suffix), with the metadata line
+ * unless no_header. Returns 0, or 1 if an input or the output failed
+ * (reported; what could be read is still written).
+ */
+int prof_heatmap_fold_file(const char *const *paths, size_t n, struct prof_profile_opts *opts,
+			   uint64_t bucket_ns, const char *output, int no_header);
+
 #endif
