@@ -82,7 +82,8 @@ static void describe(struct prof_functions_side *s, const struct prof_meta *m)
 		s->ns_per_unit = 1e9 / hz;
 	else if (!strcmp(s->unit, "samples") && is_clock(event) && p > 0)
 		s->ns_per_unit = p;
-	snprintf(s->label, sizeof(s->label), "%s",
+	/* (the precision: a longer report name is cut, and GCC knows it) */
+	snprintf(s->label, sizeof(s->label), "%.*s", (int)sizeof(s->label) - 1,
 		 is_clock(event) || !strncmp(event, "cycles", 6) ? "CPU" :
 		 !strcmp(event, "offcpu-time") ? "off-CPU" :
 		 m && prof_meta_get(m, "report") ? prof_meta_get(m, "report") :
