@@ -199,3 +199,37 @@ if [ -n "$exe" ] && [ -x "$W" ]; then
 		fail "proftools-profile cpu: a shell is not taken for a CPython" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 	fi
 fi
+
+# ---- DWARF stacks through CPython 3.12+'s perf trampolines (PYTHONPERFSUPPORT,
+# turned on by default): native frames and Python functions in one stack,
+# from _start through py::<module> and py::split to the leaf
+for v in 3.12 3.13; do
+	exe=
+	for e in /root/.pyenv/versions/$v.*/bin/python$v; do [ -x "$e" ] && exe=$e && break; done
+	if [ -z "$exe" ]; then
+		skip "dwarf through CPython $v's trampolines" "CPython $v not installed"
+		continue
+	fi
+	run env -u PYTHONPERFSUPPORT "$P" --call-graph dwarf --folded -o "$TMP/pyd.folded" -- "$exe" "$TMP/split.py" 1
+	if [ "$STATUS" != 0 ]; then
+		fail "dwarf through CPython $v's trampolines" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		continue
+	fi
+	awk -v v="$v" '
+		/^#/ { next }
+		/;py::leaf_[ab]:/ {
+			n = $NF; t += n
+			if ($0 ~ /;_start;.*;py::<module>:[^;]*split\.py;.*;py::split:[^;]*split\.py;.*;py::leaf_[ab]:/) ok += n
+			else bad = $0
+			if ($0 ~ /py::leaf_a:/) a += n
+		}
+		END {
+			name = "dwarf through CPython " v "'"'"'s trampolines"
+			if (t < 100) { print "FAIL profrec-runtimes: " name ": " t " leaf samples"; exit }
+			if (ok < t) print "FAIL profrec-runtimes: " name ": " t - ok " of " t " leaf stacks stop short: ..." substr(bad, length(bad) - 300)
+			else print "PASS profrec-runtimes: " name ": every leaf stack runs from _start through <module> and split"
+			s = 100 * a / t
+			if (s < 70 || s > 80) print "FAIL profrec-runtimes: " name ": leaf_a " s "% (75 +- 5)"
+			else print "PASS profrec-runtimes: " name ": 75/25 within 5 points"
+		}' "$TMP/pyd.folded"
+done

@@ -15,10 +15,17 @@
 
 #include "symbolize/symbolize.h"
 #include "symbolize/dwarf_unwind.h"
+#include "symbolize/internal.h"
 #include "base/xalloc.h"
 #include "io/input.h"
 
 #define NFILES 32
+
+/* Position of each register in the sample, for prof_unwind_regs_mask(). */
+enum {
+	R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP, R_IP,
+	R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15, R_COUNT
+};
 
 struct session {
 	const struct prof_addrspace *as;
@@ -41,16 +48,15 @@ struct prof_unwinder {
 	uint64_t sp;
 	uint64_t *ips;
 	size_t nips, maxips;
+	/* the last frame's registers (DWARF numbering), for jit_step() */
+	Dwarf_Word last[17];
+	uint32_t last_set;		/* bit r: last[r] is known */
+	uint64_t restart[R_COUNT];	/* the registers a continued walk starts from */
 	/* files read by memory_read (text and read-only data) */
 	struct { const char *path; int fd; unsigned long used; } files[NFILES];
 	unsigned long tick;
 };
 
-/* Position of each register in the sample, for prof_unwind_regs_mask(). */
-enum {
-	R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP, R_IP,
-	R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15, R_COUNT
-};
 
 uint64_t prof_unwind_regs_mask(void)
 {
@@ -317,7 +323,71 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (u->nips && pc == 0)
 		return DWARF_CB_ABORT;
 	u->ips[u->nips++] = pc;
+	u->last_set = 0;
+	for (unsigned r = 0; r < 17; r++)
+		if (dwfl_frame_reg(state, r, &u->last[r]) == 0)
+			u->last_set |= 1u << r;
 	return u->nips < u->maxips ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* Whether addr is code of a mapped file (not JIT code, not data). */
+static int in_file_code(const struct prof_unwinder *u, uint64_t addr)
+{
+	const struct prof_map *m = prof_addrspace_find(u->as, addr);
+
+	return m && m->path[0] == '/' && (m->prot & PROT_EXEC);
+}
+
+/*
+ * Whether addr is code a JIT compiler wrote and named in the process's
+ * /tmp/perf-PID.map (jitmap.c). Not "in no file's mapping": memory made
+ * executable by mprotect(2), as CPython's trampolines are, has no mmap
+ * record, and an address can still show a file unmapped since.
+ */
+static int in_jit_code(const struct prof_unwinder *u, uint64_t addr)
+{
+	return prof_sym_jit_find(u->as, addr) != NULL;
+}
+
+/*
+ * The walk stopped in JIT code, which has no CFI for libdwfl (nor a frame
+ * pointer there, or libdwfl's own fallback would have gone on). Step out
+ * of the last frame by a rule JIT code is known to keep, and set
+ * u->restart to the caller's registers; returns 0, or -1 when no rule
+ * leads to code of a file.
+ *
+ *   CPython 3.12+'s perf trampolines (x86-64: sub $8,%rsp; call *%rcx,
+ *   or push %rbp; mov %rsp,%rbp; call *%rcx): the return address at
+ *   SP + 8, the caller's SP at SP + 16, its BP at SP when BP is SP (the
+ *   second form), every other register as it was. This is what their
+ *   jitdump unwinding information says (-X perf_jit), without the dump.
+ */
+static int jit_step(struct prof_unwinder *u)
+{
+	uint64_t pc = u->ips[u->nips - 1], sp, ra;
+	static const int dwarf_of[R_COUNT] = {
+		[R_AX] = 0, [R_DX] = 1, [R_CX] = 2, [R_BX] = 3, [R_SI] = 4, [R_DI] = 5,
+		[R_BP] = 6, [R_SP] = 7, [R_R8] = 8, [R_R9] = 9, [R_R10] = 10, [R_R11] = 11,
+		[R_R12] = 12, [R_R13] = 13, [R_R14] = 14, [R_R15] = 15, [R_IP] = 16,
+	};
+
+	if (!in_jit_code(u, pc) || !(u->last_set & (1u << 7)))
+		return -1;
+	sp = u->last[7];
+	if (sp < u->sp || sp - u->sp + 16 > u->stack_len)
+		return -1;
+	memcpy(&ra, u->stack + (sp - u->sp) + 8, 8);
+	if (!in_file_code(u, ra))
+		return -1;
+	for (int r = 0; r < R_COUNT; r++)
+		u->restart[r] = u->last_set & (1u << dwarf_of[r]) ? u->last[dwarf_of[r]] : 0;
+	/* a trampoline that keeps a frame pointer (push %rbp; mov %rsp,%rbp):
+	 * the caller's is the word below the return address */
+	if (u->restart[R_BP] == sp)
+		memcpy(&u->restart[R_BP], u->stack + (sp - u->sp), 8);
+	u->restart[R_SP] = sp + 16;
+	u->restart[R_IP] = ra;
+	return 0;
 }
 
 size_t prof_unwind(struct prof_unwinder *u, struct prof_addrspace *as, int tid,
@@ -346,6 +416,20 @@ size_t prof_unwind(struct prof_unwinder *u, struct prof_addrspace *as, int tid,
 	if (!u->nips) {
 		ips[0] = regs[R_IP];
 		return 1;
+	}
+	/*
+	 * Stopped in JIT code: step over it and walk on from its caller, as
+	 * often as the stack has such frames (a Python call each).
+	 */
+	for (int jumps = 0; jumps < 256 && u->nips < u->maxips && jit_step(u) == 0; jumps++) {
+		size_t before = u->nips;
+
+		u->regs = u->restart;
+		u->ips[u->nips++] = u->restart[R_IP];	/* the walk's first frame, once */
+		u->nips--;
+		dwfl_getthread_frames(s->dwfl, u->tid, frame_cb, u);
+		if (u->nips == before)
+			break;
 	}
 	return u->nips;
 }

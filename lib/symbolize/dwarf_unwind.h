@@ -42,6 +42,11 @@ void prof_unwinder_forget(struct prof_unwinder *u, const struct prof_addrspace *
  * program counters into ips, innermost first: ips[0] is the sampled IP,
  * every later entry a return address (look up with PROF_SYM_RETURN).
  * Returns the number written (0 if even the first frame failed).
+ *
+ * Where the walk stops in JIT code named by the process's perf map
+ * (which has no CFI), a known rule steps over it and the walk goes on
+ * from its caller: CPython 3.12+'s perf trampolines (PYTHONPERFSUPPORT),
+ * so that a stack runs from _start through every Python function.
  */
 size_t prof_unwind(struct prof_unwinder *u, struct prof_addrspace *as, int tid,
 		   const uint64_t *regs, const unsigned char *stack, size_t stack_len,
