@@ -240,7 +240,9 @@ while IFS= read -r cmd; do
 		cp .out summary.tsv
 		status 0 && tsv_ok profgpu-summary summary.tsv && has .err "app: threads done" || ok=0 ;;
 	"bin/profgpu -q -o /dev/null --alert 'temp>85' --alert 'mem>95%' --fail-on-alert -- ./gpu-tests")
-		status 0 && [ -c null ] || { ok=0; why=${why:-"./null is no longer a character device"}; } ;;
+		# Without a GPU the gate cannot judge: exit 1, saying so.
+		if grep -qF 'no GPU found to judge' "$W/.err"; then status 1; else status 0; fi &&
+			[ -c null ] || { ok=0; why=${why:-"./null is no longer a character device"}; } ;;
 	'bin/profgpu -l')
 		# GPUs and backends found; without any, a message and exit 1.
 		if [ "$STATUS" = 0 ]; then [ -s .out ] || { ok=0; why="exit 0 but nothing listed"; }
