@@ -670,6 +670,22 @@ if [ -n "$CHROMIUM" ] && [ -z "$SANITIZE" ]; then
         find("hot").classList.contains("hide"));
     } else {
       out.push("slivers=" + (document.querySelectorAll("#grass path").length > 0));
+      // a sliver: pointing at it shows its tooltip, clicking it zooms into it
+      var path = null, d = null, paths = document.querySelectorAll("#grass path");
+      for (var i = 0; i < paths.length && !d; i++) { path = paths[i]; d = /^M(\d+) (\d+)h(\d+)/.exec(path.getAttribute("d")); }
+      if (d) {
+      var pt = document.documentElement.createSVGPoint();
+      pt.x = (+d[1] + d[3] / 2) / 10; pt.y = +d[2] / 10 + 7;
+      pt = pt.matrixTransform(fr.getScreenCTM());
+      path.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: pt.x, clientY: pt.y }));
+      var tip = document.getElementById("details").textContent.replace(/^Function: /, "");
+      path.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: pt.x, clientY: pt.y }));
+      var z = find(tip.replace(/ \(.*/, ""));
+      out.push("sliver=" + /^(cold|leaf)_\d+ \(1 samples, 0.02%\)$/.test(tip) + "," +
+        (z !== null && z.querySelector("title").textContent === tip) + "," +
+        (z !== null && z.querySelector("rect").getAttribute("width")));
+      document.getElementById("unzoom").dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      }
       type("^cold_");
       out.push("matched=" + document.getElementById("matched").textContent);
       out.push("sliver-hit=" + (document.querySelector('#grass path[fill="rgb(230,0,230)"]') !== null));
@@ -701,6 +717,7 @@ JS
 		check "browser: compact: and highlights their slivers" 0 "true" cgot sliver-hit
 		check "browser: compact: zoomed in, a narrow frame is a frame, as with every frame an element" 0 "$(fgot cold7)" cgot cold7
 		check "browser: compact: it zooms in turn" 0 "1180" cgot leaf7
+		check "browser: compact: pointing at a sliver shows its tooltip, clicking zooms into it" 0 "true,true,1180" cgot sliver
 		hash=$(cgot hash)
 		browser_run "$TMP/compact.svg" "$TMP/compact.js" "$TMP/compact.result" "$hash"
 		check "browser: compact: the URL ($hash) opens the view zoomed into it" 0 "1180,true" cgot loaded-zoom
