@@ -238,14 +238,23 @@ run_tee() {
 	grep "^$_prefix:" "$WORK/stderr" >"$_log" || true
 }
 
-# cpu_chain PROCESSES: from profrec's process log (--processes), the exec
-# chain of the command process, by the rule of memory mode (see processes
-# below): sets CHAIN_T, the time (ns from the start of the recording) of
-# its last exec, and CHAIN_LAUNCHERS, the pids forked before that (with
-# their descendants); CHAIN_NOTE names the chain. CHAIN_T is empty when
-# the command made no exec after its first (no chain).
-cpu_chain() {
-	CHAIN_T= CHAIN_LAUNCHERS= CHAIN_NOTE=
+# exec_chain PROCESSES: the exec chain of the command, from a table of
+# profrec-processes rows (time_ns, event fork|exec, pid, ppid, comm; in
+# time order): profrec --processes writes it, memory mode builds it from
+# profheap's files (heap_processes).
+#
+# The command's own process (the first to exec without a fork row) may
+# exec a chain of programs: a shell shim such as pyenv's python3 is env,
+# then bash, env, bash, env, bash and at last python. The last image of
+# that chain is the program that does the work; it and the processes
+# forked once it ran, with their descendants, are the program; the
+# earlier images and the processes they forked (the shim's helpers), with
+# theirs, are the launchers. Sets CHAIN_ROOT (the command's pid), CHAIN_T
+# (the time of its last exec), CHAIN_LAUNCHERS (the pids of the launchers'
+# processes) and CHAIN_NOTE (names the chain); CHAIN_T is empty when the
+# command made no exec after its first (no chain: all is program).
+exec_chain() {
+	CHAIN_ROOT= CHAIN_T= CHAIN_LAUNCHERS= CHAIN_NOTE=
 	[ -s "$1" ] || return 0
 	LC_ALL=C awk -F'\t' '
 	/^#/ || $1 == "time_ns" { next }
@@ -256,6 +265,7 @@ cpu_chain() {
 	}
 	END {
 		if (n < 2) exit
+		print "root", root
 		print "T", t
 		for (p in ppid) {
 			# the ancestor forked by the command process
@@ -269,13 +279,14 @@ cpu_chain() {
 		sub(/ -> [^>]*$/, "", chain)
 		print "note", last " reached through an exec chain of " n - 1 " launchers (" chain ")"
 	}' "$1" >"$WORK/chain"
+	CHAIN_ROOT=$(sed -n 's/^root //p' "$WORK/chain")
 	CHAIN_T=$(sed -n 's/^T //p' "$WORK/chain")
 	CHAIN_LAUNCHERS=$(sed -n 's/^launcher //p' "$WORK/chain" | tr '\n' ' ')
 	CHAIN_NOTE=$(sed -n 's/^note //p' "$WORK/chain")
 }
 
 # fold_rec NAME [proffold options...]: NAME.folded from the recording in
-# $REC; with an exec chain (cpu_chain), the samples of the launchers
+# $REC; with an exec chain (exec_chain), the samples of the launchers
 # (before the last exec, and of the processes they forked) go to
 # NAME-launchers.folded instead.
 fold_rec() {
@@ -350,7 +361,7 @@ cpu_stacks() {
 	fi
 }
 
-# chain_note MODE LOG: the exec chain cpu_chain found, said and logged.
+# chain_note MODE LOG: the exec chain exec_chain found, said and logged.
 chain_note() {
 	[ -n "$CHAIN_T" ] || return 0
 	_note="$1: $CHAIN_NOTE: the graphs are its own and its children's; the launchers' samples are apart, in $1*-launchers.folded"
@@ -374,7 +385,7 @@ mode_cpu() {
 	meta cpu_wall_s "$WALL"
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
-	cpu_chain "$OUT/cpu.processes.tsv"
+	exec_chain "$OUT/cpu.processes.tsv"
 	chain_note cpu "$OUT/cpu.log"
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
 	# the heat map page, its range selection drawing that range's flame graph
@@ -391,7 +402,7 @@ mode_offcpu() {
 	meta offcpu_wall_s "$WALL"
 	dwarf_hint offcpu "$OUT/offcpu.log"
 	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
-	cpu_chain "$OUT/offcpu.processes.tsv"
+	exec_chain "$OUT/offcpu.processes.tsv"
 	chain_note offcpu "$OUT/offcpu.log"
 	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
 	fold_and_draw offcpu-oncpu "On-CPU: $*" -e cpu-clock || warn "offcpu: no on-CPU samples"
@@ -406,37 +417,14 @@ mode_offcpu() {
 	[ "$QUIET" = 1 ] || column -t -s '	' "$OUT/offcpu.shares.tsv" >&2 2>/dev/null || cat "$OUT/offcpu.shares.tsv" >&2
 }
 
-# processes MEMORY_D: one line per image profheap recorded, "ROLE TAG",
-# ROLE "program" or "launcher", then "final TAG" (the command's last
-# image) and "chain EXE" for each image of the command, in order.
-#
-# The command's own process may exec a chain of programs (a shell shim
-# such as pyenv's python3 execs bash, env, bash and at last python): the
-# last image of that chain is the program that does the work. It and the
-# processes forked once it ran, with their descendants, are "program";
-# the earlier images and the processes they forked (the shim's helpers,
-# with their descendants) are "launcher". Without a chain, every process
-# is the program. The headers of profheap's PID[.N].alloc.folded files
-# give each image's pid, ppid, start time (the fork, or the exec of that
-# image) and program.
-processes() {
+# heap_processes MEMORY_D: the processes of profheap's files as a
+# profrec-processes table (for exec_chain), in time order, and after a
+# line "images" one line "TAG PID" per image. Each PID[.N].alloc.folded
+# names its process (pid, ppid, start_ns: the fork or the exec of that
+# image, exe): an image is an exec row, the first image of a process
+# forked inside the run a fork row too.
+heap_processes() {
 	grep -m 1 -H '' "$1"/*.alloc.folded 2>/dev/null | LC_ALL=C awk '
-	function unpct(s,   r, i, c) {
-		r = ""
-		for (i = 1; i <= length(s); i++) {
-			c = substr(s, i, 1)
-			if (c == "%" && i + 2 <= length(s)) {
-				r = r sprintf("%c", hex(substr(s, i + 1, 2)))
-				i += 2
-			} else r = r c
-		}
-		return r
-	}
-	function hex(h,   v, i) {
-		v = 0
-		for (i = 1; i <= 2; i++) v = v * 16 + index("0123456789abcdef", tolower(substr(h, i, 1))) - 1
-		return v
-	}
 	{
 		at = index($0, ".alloc.folded:# ")
 		if (!at) next
@@ -451,43 +439,18 @@ processes() {
 			if (k == "pid") pid[tag] = v + 0
 			else if (k == "ppid") ppid[tag] = v + 0
 			else if (k == "start_ns") start[tag] = v + 0
-			else if (k == "exe") exe[tag] = unpct(v)
+			else if (k == "exe") exe[tag] = v
 		}
-		gen[tag] = index(tag, ".") ? substr(tag, index(tag, ".") + 1) + 0 : 0
-		if (!gen[tag]) first[pid[tag]] = tag
+		seen[pid[tag]] = 1
 	}
 	END {
-		root = ""
 		for (i = 1; i <= nt; i++) {
 			t = T[i]
-			if (gen[t] || !ppid[t] || ppid[t] in first) continue
-			if (root == "" || start[t] < start[first[root]]) root = pid[t]
+			if (!index(t, ".") && ppid[t] in seen)
+				printf "%.0f\tfork\t%d\t%d\t%s\n", start[t], pid[t], ppid[t], exe[t]
+			printf "%.0f\texec\t%d\t\t%s\n", start[t], pid[t], exe[t]
 		}
-		maxgen = 0
-		for (i = 1; i <= nt; i++)
-			if (root != "" && pid[T[i]] == root && gen[T[i]] > maxgen) maxgen = gen[T[i]]
-		final = root == "" ? "" : maxgen ? root "." maxgen : root
-		for (i = 1; i <= nt; i++) {
-			t = T[i]
-			role = "program"
-			if (maxgen && pid[t] == root) {
-				if (gen[t] < maxgen) role = "launcher"
-			} else if (maxgen) {
-				# the ancestor forked by the command process, if any
-				p = pid[t]; a = ""
-				for (s = 0; s < 4096 && (p in first); s++) {
-					if (ppid[first[p]] == root) { a = first[p]; break }
-					p = ppid[first[p]]
-				}
-				if (a != "" && start[a] < start[final]) role = "launcher"
-			}
-			print role, t
-		}
-		if (final != "") {
-			print "final", final
-			for (g = 0; g <= maxgen; g++) print "chain", exe[g ? root "." g : root]
-		}
-	}'
+	}' | sort -t '	' -k1,1n -k2,2r >"$WORK/heap.processes"
 }
 
 mode_memory() {
@@ -497,21 +460,39 @@ mode_memory() {
 	dwarf_hint memory "$OUT/memory.log"
 	set -- "$OUT"/memory.d/*.alloc.folded
 	[ -f "$1" ] || { warn "memory: profheap wrote no profile"; return; }
-	processes "$OUT/memory.d" >"$WORK/processes"
-	final=$(sed -n 's/^final //p' "$WORK/processes")
-	# Files without ppid (a profheap older than this script): the first
-	# process profheap names is the command.
-	[ -n "$final" ] || final=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
+	heap_processes "$OUT/memory.d"
+	exec_chain "$WORK/heap.processes"
+	# Each image: the program's or a launcher's (exec_chain); the timeline
+	# is the command's last image's.
+	final= fgen=0 prog= launch=
+	for f in "$OUT"/memory.d/*.alloc.folded; do
+		tag=${f##*/}
+		tag=${tag%.alloc.folded}
+		p=${tag%%.*}
+		if [ -z "$CHAIN_T" ]; then
+			role=program
+		elif [ "$p" = "$CHAIN_ROOT" ]; then
+			role=launcher
+			g=0
+			case $tag in *.*) g=${tag#*.} ;; esac
+			if [ -z "$final" ] || [ "$g" -gt "$fgen" ]; then final=$tag fgen=$g; fi
+		else
+			case " $CHAIN_LAUNCHERS " in *" $p "*) role=launcher ;; *) role=program ;; esac
+		fi
+		if [ "$role" = program ]; then prog="$prog $tag"; else launch="$launch $tag"; fi
+	done
+	if [ -n "$CHAIN_T" ]; then
+		# the command's last image is the program's, not a launcher's
+		launch=$(printf '%s\n' $launch | grep -vx "$final" | tr '\n' ' ')
+		prog="$prog $final"
+	else
+		# no chain: the command's first image (the first process profheap names)
+		final=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
+	fi
 	[ -n "$final" ] && [ -f "$OUT/memory.d/$final.timeline.tsv" ] &&
 		cp "$OUT/memory.d/$final.timeline.tsv" "$OUT/memory.timeline.tsv"
-	nprog=$(grep -c '^program ' "$WORK/processes")
-	nlaunch=$(grep -c '^launcher ' "$WORK/processes")
-	if [ "$nlaunch" -gt 0 ]; then
-		chain=$(sed -n 's/^chain //p' "$WORK/processes")
-		n=$(($(printf '%s\n' "$chain" | wc -l) - 1))
-		prog=$(printf '%s\n' "$chain" | tail -n 1)
-		note="memory: $prog reached through an exec chain of $n launchers ($(printf '%s\n' "$chain" |
-			head -n "$n" | tr '\n' ' ' | sed 's/ $//; s/ / -> /g')): the graphs and the timeline are its own and its children's ($nprog process images); the launchers' $nlaunch are apart, in memory-launchers-*.folded"
+	if [ -n "$CHAIN_T" ]; then
+		note="memory: $CHAIN_NOTE: the graphs and the timeline are its own and its children's ($(set -- $prog; echo $#) process images); the launchers' $(set -- $launch; echo $#) are apart, in memory-launchers-*.folded"
 		say "$note"
 		echo "$PROG: $note" >>"$OUT/memory.log"
 	fi
@@ -520,7 +501,8 @@ mode_memory() {
 	for kind in alloc leak peak count temp; do
 		for role in program launcher; do
 			set --
-			for tag in $(sed -n "s/^$role //p" "$WORK/processes"); do
+			if [ "$role" = program ]; then tags=$prog; else tags=$launch; fi
+			for tag in $tags; do
 				[ ! -f "$OUT/memory.d/$tag.$kind.folded" ] || set -- "$@" "$OUT/memory.d/$tag.$kind.folded"
 			done
 			[ $# -gt 0 ] || continue
