@@ -679,9 +679,11 @@ if [ -n "$CHROMIUM" ] && [ -z "$SANITIZE" ]; then
       pt = pt.matrixTransform(fr.getScreenCTM());
       path.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: pt.x, clientY: pt.y }));
       var tip = document.getElementById("details").textContent.replace(/^Function: /, "");
+      var ptip = path.querySelector("title");
       path.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: pt.x, clientY: pt.y }));
       var z = find(tip.replace(/ \(.*/, ""));
       out.push("sliver=" + /^(cold|leaf)_\d+ \(1 samples, 0.02%\)$/.test(tip) + "," +
+        (ptip !== null && ptip.textContent === tip) + "," +
         (z !== null && z.querySelector("title").textContent === tip) + "," +
         (z !== null && z.querySelector("rect").getAttribute("width")));
       document.getElementById("unzoom").dispatchEvent(new MouseEvent("click", { bubbles: true }));
@@ -717,7 +719,7 @@ JS
 		check "browser: compact: and highlights their slivers" 0 "true" cgot sliver-hit
 		check "browser: compact: zoomed in, a narrow frame is a frame, as with every frame an element" 0 "$(fgot cold7)" cgot cold7
 		check "browser: compact: it zooms in turn" 0 "1180" cgot leaf7
-		check "browser: compact: pointing at a sliver shows its tooltip, clicking zooms into it" 0 "true,true,1180" cgot sliver
+		check "browser: compact: pointing at a sliver shows its tooltip, clicking zooms into it" 0 "true,true,true,1180" cgot sliver
 		hash=$(cgot hash)
 		browser_run "$TMP/compact.svg" "$TMP/compact.js" "$TMP/compact.result" "$hash"
 		check "browser: compact: the URL ($hash) opens the view zoomed into it" 0 "1180,true" cgot loaded-zoom
