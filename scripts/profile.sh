@@ -521,12 +521,27 @@ mode_memory() {
 
 mode_gpu() {
 	say "gpu: sampling $*"
-	host=
+	host= kern=
 	"$(tool profgpu)" --list-options 2>/dev/null | grep -qx -- '--host-output=' && host=1
+	# CUDA kernels too (profgpu --kernels: a command that never uses CUDA
+	# only gets "no CUDA activity" in gpu.log, and no kernel files)
+	"$(tool profgpu)" --list-options 2>/dev/null | grep -qx -- '--kernel-stacks=' && kern=1
 	# One word, whatever $OUT holds (spaces included).
 	run_tee "$OUT/gpu.log" profgpu "$(tool profgpu)" -o "$OUT/gpu.tsv" \
-		${host:+"--host-output=$OUT/host.tsv"} -- "$@"
+		${host:+"--host-output=$OUT/host.tsv"} \
+		${kern:+"--kernels=$OUT/gpu-kernels.tsv.zst"} ${kern:+"--kernel-stacks=$OUT/gpu-kernels.folded"} \
+		-- "$@"
 	meta gpu_wall_s "$WALL"
+	[ -n "$kern" ] || return 0
+	if ! grep -q . "$OUT/gpu-kernels.folded" 2>/dev/null; then
+		rm -f "$OUT/gpu-kernels.folded" "$OUT/gpu-kernels.tsv.zst"
+		return 0
+	fi
+	# The GPU flame graph, and the kernels ranked by GPU time (leaves: self time)
+	"$(tool profflame)" --colors aqua --countname ns --title "GPU kernels: $CMDLINE" \
+		-o "$OUT/gpu-kernels.svg" "$OUT/gpu-kernels.folded" || warn "gpu: the GPU flame graph failed"
+	"$(tool proffold)" -q --top 25 -o "$OUT/gpu-kernels.top.tsv" "$OUT/gpu-kernels.folded" ||
+		warn "gpu: ranking the kernels failed"
 }
 
 # more_runs MODE COMMAND...: runs 2 to RUNS of the command (--runs) for
@@ -740,7 +755,7 @@ find_tools
 case $MODE in
 cpu|offcpu) need profrec proffold profflame profreport ;;
 memory) need profheap proffold profflame profreport ;;
-gpu) need profgpu profreport ;;
+gpu) need profgpu proffold profflame profreport ;;
 all) need profrec proffold profflame profheap profgpu profreport ;;
 compare) need profcmp profflame profreport ;;
 esac

@@ -18,13 +18,7 @@ if [ ! -f "$BIN/libprofgpu-cupti.so" ]; then
 	skip "all" "no $BIN/libprofgpu-cupti.so"
 	exit 0
 fi
-# NVIDIA's libraries keep no frame pointers: neither do the fakes.
-if ! ${CC:-cc} -shared -fPIC -O2 -fomit-frame-pointer -o "$F/libcupti.so" \
-	"$TESTS/fake-cupti/fake_cupti.c" -lpthread 2>"$TMP/cc.err" ||
-   ! ${CC:-cc} -shared -fPIC -O2 -fomit-frame-pointer -o "$F/libcuda.so.1" \
-	"$TESTS/fake-cupti/fake_cuda.c" -ldl 2>>"$TMP/cc.err" ||
-   ! ${CC:-cc} -O0 -g -fno-omit-frame-pointer -o "$F/app" \
-	"$TESTS/fake-cupti/app.c" -ldl 2>>"$TMP/cc.err"; then
+if ! sh "$TESTS/fake-cupti/build.sh" "$F" 2>"$TMP/cc.err"; then
 	fail "build the fake CUDA" "$(head -c 300 "$TMP/cc.err")"
 	exit 1
 fi
@@ -81,14 +75,14 @@ same "folded: each kernel under the function that launched it" \
 	"$(grep '\[launch\]' "$S" | sed 's/^.*;main;/main;/' | sort | tr '\n' '|' | sed 's/|$//')"
 same "folded: no frame of the CUDA libraries" "" "$(grep -E 'cuLaunchKernel;cuLaunch|fakecupti|on_api' "$S")"
 same "folded: copies weighted by GPU ns" "app;[gpu] [memcpy HtoD] 104857" "$(grep 'memcpy HtoD' "$S")"
-if grep -q '^ Time (%)  Total Time (ns)  Instances' "$TMP/stderr" &&
-   grep -Eq '^ +75\.0 +6000000 +20 +300000\.0 +300000 +300000  attention' "$TMP/stderr" &&
-   grep -Eq '^ +25\.0 +2000000 +20 ' "$TMP/stderr"; then
+if grep -q '^profgpu:  Time (%)  Total Time (ns)  Instances' "$TMP/stderr" &&
+   grep -Eq '^profgpu: +75\.0 +6000000 +20 +300000\.0 +300000 +300000  attention' "$TMP/stderr" &&
+   grep -Eq '^profgpu: +25\.0 +2000000 +20 ' "$TMP/stderr"; then
 	pass "kernel summary: time %, total, instances, avg, min, max"
 else
 	fail "kernel summary: time %, total, instances, avg, min, max" "$(head -c 600 "$TMP/stderr")"
 fi
-if grep -Eq '1048576 +10\.00  \[memcpy HtoD\]' "$TMP/stderr"; then
+if grep -Eq '^profgpu: .* 1048576 +10\.00  \[memcpy HtoD\]' "$TMP/stderr"; then
 	pass "memory summary: bytes and GB/s"
 else
 	fail "memory summary: bytes and GB/s" "$(head -c 600 "$TMP/stderr")"

@@ -46,6 +46,26 @@ else
 	fail "gpu mode" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
 
+[ ! -e g/gpu-kernels.svg ] && [ ! -e g/gpu-kernels.folded ] && [ ! -e g/gpu-kernels.tsv.zst ] &&
+	pass "gpu: a command without CUDA leaves no kernel files" ||
+	fail "gpu: a command without CUDA leaves no kernel files" "$(ls g)"
+
+# ---- gpu mode on a CUDA program (tests/fake-cupti): the kernels, their flame graph
+if [ -f "$BIN/libprofgpu-cupti.so" ] && sh "$TESTS/fake-cupti/build.sh" "$TMP/cuda" 2>"$TMP/cc.err"; then
+	run env LD_LIBRARY_PATH="$TMP/cuda" PROFGPU_CUPTI="$TMP/cuda/libcupti.so" \
+		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o k -- "$TMP/cuda/app" mix
+	if [ "$STATUS" = 5 ] && grep -q attention_layer k/gpu-kernels.svg 2>/dev/null &&
+	   grep -q 'attention(float const\*, float\*, int)' k/gpu-kernels.top.tsv &&
+	   grep -q 'gpu-kernels.svg' k/index.html && grep -q 'Total Time (ns)' k/gpu.log &&
+	   [ -s k/gpu-kernels.tsv.zst ]; then
+		pass "gpu: CUDA kernels recorded: flame graph, ranking and summary in the report"
+	else
+		fail "gpu: CUDA kernels recorded" "exit $STATUS: $(ls k | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
+	fi
+else
+	skip "gpu: CUDA kernels recorded" "no libprofgpu-cupti.so or no C compiler"
+fi
+
 # ---- the output directory, the tools, the report's address, run.meta
 run "$W" gpu -q -o -weird -- true
 if [ "$STATUS" = 0 ] && [ -s ./-weird/index.html ]; then

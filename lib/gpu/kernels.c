@@ -568,11 +568,11 @@ static void print_summaries(struct run *r)
 	struct sum *s = summarize(r, 0, &n, &all);
 
 	if (n) {
-		fprintf(stderr, "profgpu: CUDA kernels (cf. nsys stats cuda_gpu_kern_sum):\n");
-		fprintf(stderr, " Time (%%)  Total Time (ns)  Instances    Avg (ns)    Min (ns)    Max (ns)  Name\n");
+		fprintf(stderr, "%s: CUDA kernels (cf. nsys stats cuda_gpu_kern_sum):\n", prof_progname);
+		fprintf(stderr, "%s:  Time (%%)  Total Time (ns)  Instances    Avg (ns)    Min (ns)    Max (ns)  Name\n", prof_progname);
 		for (i = 0; i < n; i++)
-			fprintf(stderr, "%9.1f  %15llu  %9llu  %10.1f  %10llu  %10llu  %s\n",
-				all ? 100.0 * (double)s[i].total / (double)all : 0.0,
+			fprintf(stderr, "%s: %9.1f  %15llu  %9llu  %10.1f  %10llu  %10llu  %s\n",
+				prof_progname, all ? 100.0 * (double)s[i].total / (double)all : 0.0,
 				(unsigned long long)s[i].total, (unsigned long long)s[i].count,
 				(double)s[i].total / (double)s[i].count, (unsigned long long)s[i].min,
 				(unsigned long long)s[i].max, s[i].name);
@@ -580,11 +580,11 @@ static void print_summaries(struct run *r)
 	free(s);
 	s = summarize(r, 1, &n, &all);
 	if (n) {
-		fprintf(stderr, "profgpu: CUDA memory operations (cf. cuda_gpu_mem_time_sum):\n");
-		fprintf(stderr, " Time (%%)  Total Time (ns)      Count      Total (B)      GB/s  Operation\n");
+		fprintf(stderr, "%s: CUDA memory operations (cf. cuda_gpu_mem_time_sum):\n", prof_progname);
+		fprintf(stderr, "%s:  Time (%%)  Total Time (ns)      Count      Total (B)      GB/s  Operation\n", prof_progname);
 		for (i = 0; i < n; i++)
-			fprintf(stderr, "%9.1f  %15llu  %9llu  %13llu  %8.2f  %s\n",
-				all ? 100.0 * (double)s[i].total / (double)all : 0.0,
+			fprintf(stderr, "%s: %9.1f  %15llu  %9llu  %13llu  %8.2f  %s\n",
+				prof_progname, all ? 100.0 * (double)s[i].total / (double)all : 0.0,
 				(unsigned long long)s[i].total, (unsigned long long)s[i].count,
 				(unsigned long long)s[i].bytes,
 				s[i].total ? (double)s[i].bytes / (double)s[i].total : 0.0, s[i].name);

@@ -55,6 +55,8 @@ static const struct { const char *name, *words; } file_words[] = {
 	{ "memory.log", "What profheap said" },
 	{ "gpu.log", "What profgpu said" },
 	{ "gpu-processes.tsv", "GPU memory and utilisation per process" },
+	{ "gpu-kernels.svg", "GPU time by CUDA kernel, under the CPU code that launched it" },
+	{ "gpu-kernels.top.tsv", "The CUDA kernels taking the most GPU time (self: the kernel's own)" },
 	{ NULL, NULL },
 };
 

@@ -226,17 +226,23 @@ static void refresh_ranges(void)
 }
 
 static __thread uintptr_t stack_lo, stack_hi;
+static uintptr_t self_lo, self_hi;	/* this library's code: its own frames are skipped */
+
+/* Find this library's code once (dladdr takes the loader's lock). */
+static void find_self(void)
+{
+	Dl_info self;
+
+	if (dladdr((void *)find_self, &self) && self.dli_fbase) {
+		self_lo = (uintptr_t)self.dli_fbase;
+		self_hi = self_lo + (64u << 10);	/* its text is well under 64 KiB */
+	}
+}
 
 static unsigned walk(uint64_t *pcs, unsigned max)
 {
-	static char here;	/* any address of this library: its own frames are skipped */
-	Dl_info self;
-	uintptr_t lo = 0, hi = 0;
+	uintptr_t lo = self_lo, hi = self_hi;
 
-	if (dladdr(&here, &self) && self.dli_fbase) {
-		lo = (uintptr_t)self.dli_fbase;
-		hi = lo + (64u << 10);	/* this library's text is well under 64 KiB */
-	}
 	if (use_dwarf)
 		return ph_unwind_dwarf(pcs, max, lo, hi);
 	if (!stack_hi) {
@@ -651,6 +657,7 @@ static int start(void)
 		return -1;
 	}
 	use_dwarf = !(u && strcmp(u, "fp") == 0) && ph_unwind_dwarf_init() == 0;
+	find_self();
 	finish_header(version);
 	return 0;
 }
