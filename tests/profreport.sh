@@ -407,4 +407,121 @@ JS
 	else
 		fail "browser: a graph of 2 MB in the report" "$(wc -c <"$B/cpu.svg") bytes: $px"
 	fi
+
+	# ---- the summary, findings, time axis and heat map in the page ----
+	V=$TMP/view
+	rm -rf "$V"
+	cp -r "$C" "$V"
+	printf 'clean;worker;pthread_mutex_lock;__lll_lock_wait 150000000\n' >>"$V/offcpu.folded"
+	printf 'profgpu: alert: gpu 0 (GPU X): temp>85: 86 \302\260C at 3.20 s\n' >>"$V/gpu.log"
+	# a heat map page of 3 s of a recording: work in one of every two 100 ms
+	awk 'BEGIN {
+		print "# source=profrec event=cpu-clock unit=ns"
+		print "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack"
+		for (ms = 0; ms < 3000; ms++)
+			if (int(ms / 100) % 2 == 0) {
+				id = 1 + int(ms / 250) % 4
+				printf "%.0f\t7\t7\tapp\t0\tcpu-clock\t1000000\t%d\t%s\n", ms * 1000000, id,
+					seen[id]++ ? "" : "main;work;phase" id
+			}
+	}' >"$TMP/rec.tsv"
+	"$BIN/profflame" --heatmap --format html -o "$V/cpu.heatmap.html" "$TMP/rec.tsv"
+	"$R" -q "$V"
+	cat >"$TMP/view.js" <<'JS'
+var errors = [];
+window.addEventListener("error", function (e) { errors.push(e.message); });
+window.addEventListener("load", function () {
+  var out = [], h2 = document.querySelectorAll("h2");
+  out.push("first=" + h2[0].textContent + "," + h2[1].textContent + "," + h2[2].textContent);
+  var rules = [], links = 0, dead = 0;
+  document.querySelectorAll("ol.findings li").forEach(function (li) {
+    rules.push(li.getAttribute("data-rule"));
+    li.querySelectorAll("a").forEach(function (a) {
+      links++;
+      if (!document.getElementById(a.getAttribute("href").slice(1))) dead++;
+    });
+  });
+  out.push("rules=" + rules.join(","));
+  out.push("links=" + links + " dead=" + dead);
+  /* one time axis: the "2 s" tick and the alert line at one x in every chart */
+  var charts = document.querySelectorAll("#timeline svg.chart"), ticks = {}, alerts = {};
+  charts.forEach(function (svg) {
+    svg.querySelectorAll("text").forEach(function (t) { if (t.textContent === "2 s") ticks[t.getAttribute("x")] = 1; });
+    svg.querySelectorAll("line.alert").forEach(function (l) { alerts[l.getAttribute("x1")] = 1; });
+  });
+  out.push("charts=" + charts.length + " tick-x=" + Object.keys(ticks).join(",") + " alert-x=" + Object.keys(alerts).join(","));
+  var alertLines = document.querySelectorAll("#timeline line.alert").length;
+  out.push("alert-lines=" + alertLines);
+  var hm = document.querySelector("iframe[title='cpu.heatmap.html']");
+  out.push("heatmap=" + (hm ? (hm.getAttribute("srcdoc").indexOf("profHeatmap") >= 0) + " " + (hm.getBoundingClientRect().height > 500) : "none"));
+  out.push("errors=" + errors.length + (errors.length ? ":" + errors.join("|") : ""));
+  var pre = document.createElement("pre");
+  pre.id = "result";
+  pre.textContent = out.join("\n");
+  document.body.appendChild(pre);
+});
+JS
+	{ sed '/<\/body>/,$d' "$V/index.html"; printf '<script>\n'; cat "$TMP/view.js"; printf '</script>\n</body>\n</html>\n'; } >"$V/harness.html"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$TMP/chromium" \
+		--virtual-time-budget=3000 --dump-dom "file://$V/harness.html" >"$TMP/dom.html" 2>"$TMP/chromium.err" || true
+	sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/dom.html" | sed 's/<pre id="result">//; s/<\/pre>.*//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >"$TMP/result"
+	if [ ! -s "$TMP/result" ]; then
+		skip "browser: summary" "chromium did not run the page: $(tail -c 200 "$TMP/chromium.err")"
+	else
+		check "browser: the page opens on the summary and the findings" 0 "Summary,Findings,Over time" got first
+		check "browser: the findings, the clean run's one first" 0 "hot,lock-wait,alert" got rules
+		check "browser: each finding links to a section of the page" 0 "3 dead=0" got links
+		# the RSS of the gpu run's host monitor, GPU memory and power (the
+		# rest constant), each over the longest run's 10 s: the 2 s tick
+		# at 80 + 2 s / 10 s * 904 px, the alert at 80 + 3.2 s / 10 s * 904
+		check "browser: one time axis: the 2 s tick and the alert at one x in all 3 charts" 0 \
+			"3 tick-x=260.8 alert-x=369.3" got charts
+		check "browser: the alert drawn on every chart" 0 3 got alert-lines
+		check "browser: the heat map page is in the page, laid out" 0 "true true" got heatmap
+		check "browser: no script error" 0 0 got errors
+	fi
+	# pixels: the heat map's cells on the screenshot, and a range selected
+	# in it (its first cell, then the last of the third second) draws the
+	# range's flame graph under it: its frames are more pixels of the palette
+	HM=$TMP/hmrun
+	mkdir -p "$HM"
+	printf '# mode=cpu\n# command=app\n' >"$HM/run.meta"
+	cp "$V/cpu.heatmap.html" "$HM/"
+	"$R" -q "$HM"
+	# (a loaded machine may capture the page before its frame is painted:
+	# the best of three screenshots)
+	best_warm() {
+		_best=0
+		for _i in 1 2 3; do
+			_w=$(warm "$(shot "$1")")
+			[ "${_w:-0}" -le "$_best" ] || _best=$_w
+			[ "$_best" -lt "$2" ] || break
+		done
+		echo "$_best"
+	}
+	before=$(best_warm "$HM/index.html" 10000)
+	{ sed '/<\/body>/,$d' "$V/cpu.heatmap.html"; cat <<'JS'; } >"$HM/cpu.heatmap.html"
+<script>
+window.addEventListener("load", function () {
+  var P = profHeatmap;
+  function click(s, b) {
+    var p = P.client(s * P.D.per + b), el = document.elementFromPoint(p.x, p.y) || document.getElementById("cells");
+    ["mousedown", "mouseup", "click"].forEach(function (type) {
+      el.dispatchEvent(new MouseEvent(type, { bubbles: true, clientX: p.x, clientY: p.y }));
+    });
+  }
+  click(0, 0); click(2, P.D.per - 1);
+});
+</script>
+</body>
+</html>
+JS
+	"$R" -q "$HM"
+	after=$(best_warm "$HM/index.html" $((before + 20000)))
+	if [ "${before:-0}" -ge 10000 ] && [ "${after:-0}" -ge $((before + 20000)) ] 2>/dev/null; then
+		pass "browser: the heat map is drawn in the report ($before pixels), a range selected in it draws its flame graph ($after)"
+	else
+		fail "browser: heat map and its range's flame graph on the screenshot" "before $before, after $after pixels of the palette"
+	fi
 fi

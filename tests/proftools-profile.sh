@@ -177,6 +177,48 @@ else
 	fail "memory -q" "$(head -c 300 "$TMP/stderr")"
 fi
 
+# the report's findings (proftools-profile(1), FINDINGS) on real programs
+# findings DIR: the rules of the findings of DIR's report, in order
+findings() {
+	_r=$(grep -o 'data-rule="[a-z-]*"' "$1/index.html" 2>/dev/null | sed 's/data-rule="\(.*\)"/\1/' | tr '\n' ' ')
+	echo "${_r:-none}"
+}
+check "memory: the demo's leak is a finding" 0 "leak " findings m
+cat >"$TMP/temps.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+/* a parser that builds each token in a temporary buffer (heaptrack's
+ * "temporary allocations"), or, with an argument, keeps them all */
+int main(int argc, char **argv)
+{
+	static char *kept[5000];
+	volatile size_t sum = 0;
+
+	for (int i = 0; i < 5000; i++) {
+		char *p = malloc(32 + i % 64);
+
+		memset(p, i, 32);
+		sum += (size_t)p[3];
+		if (argc > 1)
+			kept[i] = p;
+		else
+			free(p);
+	}
+	for (int i = 0; argc > 1 && i < 5000; i++)
+		free(kept[i]);
+	return (int)(sum & 0);
+}
+EOF
+if $CC -O1 -g -fno-omit-frame-pointer -o "$TMP/temps" "$TMP/temps.c" 2>"$TMP/cc.err"; then
+	run "$W" memory -q -o mtemp -- ./temps
+	check "memory: a loop of malloc and free is the temporary allocations finding" 0 "temp-alloc " findings mtemp
+	check "memory: the evidence counts them" 0 1 grep -c '5000 of 5000 allocations (100.0%) were freed by their thread' mtemp/index.html
+	run "$W" memory -q -o mkeep -- ./temps keep
+	check "memory: the same blocks kept, then freed: no finding" 0 "none" findings mkeep
+else
+	fail "build temps.c" "$(head -c 300 "$TMP/cc.err")"
+fi
+
 # ---- memory mode through a shell shim (a version manager's, as pyenv's)
 # The shim (#!/usr/bin/env bash) execs a launcher script, which forks
 # helpers to find the version, then execs the program: env, bash, env,
@@ -271,6 +313,9 @@ else
 	else
 		fail "memory --unwind dwarf" "exit $STATUS: $(grep -v '^#' nofp-dw/memory-alloc.folded 2>&1 | head -n 3 | tr '\n' '|') $(tail -c 300 "$TMP/stderr")"
 	fi
+	# (the nofp program leaks every other block on purpose)
+	check "memory: stacks cut short are a finding in the report" 0 "cut-short leak " findings nofp-fp
+	check "memory --unwind dwarf: not a finding" 0 "leak " findings nofp-dw
 fi
 
 # ---- signals: a long run stopped as timeout(1) or ^C would stop it
@@ -409,6 +454,42 @@ if [ -d shimroot ]; then
 		fail "cpu through a shim" "exit $STATUS; roots: $roots; $(tail -n 1 shimcpu/cpu.log 2>&1 | cut -c 1-300)"
 	fi
 fi
+# the report's findings on real programs: a clean CPU-bound one gives its
+# hottest function alone; one without frame pointers, stacks cut short
+cat >"$TMP/spin.c" <<'EOF'
+static volatile double sink;
+__attribute__((noinline)) static void crunch(long n)
+{
+	double s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += (double)i * 0.5;
+	sink = s;
+}
+int main(void)
+{
+	crunch(300000000L);
+	return 0;
+}
+EOF
+if $CC -O2 -g -fno-omit-frame-pointer -o "$TMP/spin" "$TMP/spin.c" 2>"$TMP/cc.err"; then
+	run "$W" cpu -q -o cspin -- ./spin
+	check "cpu: a clean CPU-bound program: the hottest function, no other finding" 0 "hot " findings cspin
+	check "cpu: the hottest function is crunch" 0 1 grep -Ec 'The hottest functions? by self time:</b> crunch[.a-z0-9]* ' cspin/index.html
+	if [ -s cspin/cpu.heatmap.html ] && grep -q '<iframe title="cpu.heatmap.html"' cspin/index.html &&
+		grep -q '# cpu_wall_s=[0-9]' cspin/run.meta && grep -q '<tr><th>Wall time</th><td>cpu run [0-9]' cspin/index.html; then
+		pass "cpu: the heat map page beside the report and in it; the run's wall time in the summary"
+	else
+		fail "cpu: heat map and wall time" "$(ls cspin | tr '\n' ' ') $(grep wall cspin/run.meta)"
+	fi
+else
+	fail "build spin.c" "$(head -c 300 "$TMP/cc.err")"
+fi
+if [ -n "$NOFP" ]; then
+	check "cpu: stacks cut short are a finding, with --dwarf" 0 "hot cut-short " findings nofp-cpu
+	check "cpu: the finding names the option" 0 1 grep -c 'Run again with proftools-profile --dwarf' nofp-cpu/index.html
+	check "cpu --call-graph=dwarf: no stacks cut short" 0 "hot " findings nofp-cpu-dw
+fi
 run "$W" offcpu -q -o o -- ./app
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$STATUS" = 0 ] && [ -s o/offcpu.svg ] && awk -F'\t' 'NR > 1 && $3 > 0 { n++ } END { exit n != 2 }' o/offcpu.shares.tsv; then
@@ -418,6 +499,53 @@ elif [ "$(id -u)" != 0 ] && [ "$paranoid" -ge 2 ] && [ ! -s o/offcpu.svg ]; then
 	skip "offcpu mode" "no off-CPU sample as a user with perf_event_paranoid $paranoid"
 else
 	fail "offcpu mode" "exit $STATUS: $(cat o/offcpu.shares.tsv 2>&1 | tr '\n\t' '| ')"
+fi
+
+# lock waits: four threads taking turns at a mutex held across a sleep
+# wait in pthread_mutex_lock; the same threads sleeping without the lock
+# do not
+cat >"$TMP/locks.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int use_lock;
+static void *worker(void *arg)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	(void)arg;
+	for (int i = 0; i < 40; i++) {
+		if (use_lock)
+			pthread_mutex_lock(&m);
+		nanosleep(&ts, NULL);
+		if (use_lock)
+			pthread_mutex_unlock(&m);
+	}
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t[4];
+
+	(void)argv;
+	use_lock = argc > 1;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+EOF
+if [ ! -s o/offcpu.svg ]; then
+	skip "offcpu: lock-wait finding" "no off-CPU sample here"
+elif $CC -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/locks" "$TMP/locks.c" 2>"$TMP/cc.err"; then
+	run "$W" offcpu -q -o olock -- ./locks lock
+	check "offcpu: threads queued on a mutex are the lock-wait finding" 0 1 grep -c 'data-rule="lock-wait"' olock/index.html
+	run "$W" offcpu -q -o onolock -- ./locks
+	check "offcpu: the same threads sleeping without the lock: no lock-wait" 1 0 grep -c 'data-rule="lock-wait"' onolock/index.html
+else
+	fail "build locks.c" "$(head -c 300 "$TMP/cc.err")"
 fi
 
 # ---- compare: identical runs pass the gate; a regression fails it
