@@ -11,6 +11,10 @@ bin=${1:-bin}
 case $bin in /*) ;; *) bin=$top/$bin ;; esac
 png=${2:-$top/doc/report.png}
 hmpng=${3:-$(dirname "$png")/heatmap.png}
+# absolute: the screenshots are taken from the work directory (make doc
+# passes doc/report.png, which was written there and removed with it)
+case $png in /*) ;; *) png=$PWD/$png ;; esac
+case $hmpng in /*) ;; *) hmpng=$PWD/$hmpng ;; esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/proftools-doc.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 chromium=
@@ -22,6 +26,7 @@ ${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o "$work/app" "$top/tests/dem
 cd "$work"
 APP_SECONDS=0.5 PROFTOOLS_BIN=$bin sh "$top/scripts/profile.sh" all -q -o report -- ./app >/dev/null
 mkdir -p "$(dirname "$png")"
+rm -f "$png" "$hmpng"	# so that a screenshot not taken is not the last one
 timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
 	--user-data-dir="$work/chromium" --hide-scrollbars --window-size=1280,1800 \
 	--virtual-time-budget=5000 --screenshot="$png" "file://$work/report/index.html" >/dev/null 2>&1

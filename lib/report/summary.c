@@ -68,13 +68,9 @@ static int lock_frame(const char *s, size_t len)
 	if (strstr(low, "mutex") || strstr(low, "lll_lock") || strstr(low, "rwlock") ||
 	    strstr(low, "spin_lock") || strstr(low, "spinlock"))
 		return 1;
-	for (const char *p = low; (p = strstr(p, "lock")); p += 4) {
-		int before = p == low || !isalnum((unsigned char)p[-1]);
-		int after = !isalnum((unsigned char)p[4]);
-
-		if (before && (after || !strncmp(p + 4, "_", 1)))
+	for (const char *p = low; (p = strstr(p, "lock")); p += 4)
+		if ((p == low || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[4]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -331,6 +327,7 @@ static void read_gpu(struct prof_report_facts *f, const char *dir)
 	}
 	if (!table_of(dir, "host.tsv", &h)) {
 		double last = NAN, run_from = NAN;
+		size_t gk = 0;
 
 		hc = prof_table_column(&h, "cpu_pct");
 		htc = prof_table_column(&h, "time_ns");
@@ -345,14 +342,18 @@ static void read_gpu(struct prof_report_facts *f, const char *dir)
 			if (isnan(cpu))
 				continue;
 			f->cmd_span_s += dt;
-			/* the busiest GPU at that time (profgpu samples both at once) */
-			for (size_t k = 0; k < g.nrows; k++)
-				if (cell_num(&g, k, tc) == t) {
-					double u = cell_num(&g, k, uc);
+			/*
+			 * the busiest GPU at that time: profgpu samples the host and
+			 * the GPUs at once and writes both in time order
+			 */
+			while (gk < g.nrows && cell_num(&g, gk, tc) < t)
+				gk++;
+			for (size_t k = gk; k < g.nrows && cell_num(&g, k, tc) == t; k++) {
+				double u = cell_num(&g, k, uc);
 
-					if (!isnan(u) && (isnan(util) || u > util))
-						util = u;
-				}
+				if (!isnan(u) && (isnan(util) || u > util))
+					util = u;
+			}
 			if (!isnan(util) && util < GPU_IDLE_PCT && cpu >= CPU_BUSY_PCT) {
 				f->idle_busy_s += dt;
 				if (isnan(run_from))
@@ -563,7 +564,7 @@ static const char not_recorded[] = "not recorded";
 
 static void summary_table(struct prof_output *o, const struct prof_report_facts *f)
 {
-	char v[512], a[48], b[48], c[48];
+	char v[512], a[48], b[48];
 	size_t k = 0;
 
 	v[0] = 0;
@@ -654,7 +655,6 @@ static void summary_table(struct prof_output *o, const struct prof_report_facts 
 	} else {
 		row(o, "Alerts", f->gpu_log ? "none fired" : not_recorded);
 	}
-	(void)c;
 }
 
 struct finding_ctx {
