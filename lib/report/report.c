@@ -53,6 +53,8 @@ static const struct { const char *name, *words; } file_words[] = {
 	{ "memory-leak.svg", "Bytes leaked (still allocated at exit), by call stack" },
 	{ "memory-peak.svg", "Bytes live at the peak of the heap, by call stack" },
 	{ "memory.log", "What profheap said" },
+	{ "gpu-kernels.svg", "Flame graph of the GPU time: CUDA kernels under their CPU call stacks" },
+	{ "gpu-kernels.top.tsv", "The GPU kernels that took the most time" },
 	{ "gpu.log", "What profgpu said" },
 	{ "gpu-processes.tsv", "GPU memory and utilisation per process" },
 	{ "gpu-kernels.svg", "GPU time by CUDA kernel, under the CPU code that launched it" },
