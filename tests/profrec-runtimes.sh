@@ -233,3 +233,17 @@ for v in 3.12 3.13; do
 			else print "PASS profrec-runtimes: " name ": 75/25 within 5 points"
 		}' "$TMP/pyd.folded"
 done
+
+# ---- jitdump: JIT code named from the jit-PID.dump a runtime maps (node
+# --perf-prof writes no perf map, only the dump)
+if have node; then
+	mkdir -p "$TMP/jd"
+	run sh -c "cd '$TMP/jd' && NODE_OPTIONS=--perf-prof '$P' --folded -o '$TMP/jd.folded' -- node '$TMP/split.js' 800"
+	if [ "$STATUS" = 0 ] && grep -q 'JS:[*~^]*leafA [^;]*split\.js:1:' "$TMP/jd.folded"; then
+		pass "jitdump: node --perf-prof's JavaScript functions named from jit-PID.dump"
+	else
+		fail "jitdump: node --perf-prof's JavaScript functions named from jit-PID.dump" \
+			"exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+	rm -f /tmp/perf-*.map.profrec-test 2>/dev/null
+fi

@@ -172,7 +172,7 @@ struct prof_symbolizer {
 	int (*dbgd_find)(void *, const unsigned char *, int, char **);
 };
 
-/* A symbol of /tmp/perf-PID.map; sorted by start for bisection. */
+/* A symbol of /tmp/perf-PID.map or a jitdump; sorted by start for bisection. */
 struct jitsym {
 	uint64_t start, end;
 	const char *name;
@@ -191,6 +191,11 @@ struct prof_addrspace {
 	off_t jit_size;
 	struct timespec jit_mtime;
 	uint64_t jit_checked;	/* prof_now_ns() of the last look at the map */
+	/* a jitdump file the process maps (jitmap.c), read as it grows */
+	struct jitsym *jd;
+	size_t njd, jd_cap;
+	const char *jd_path;	/* interned; NULL: none seen */
+	off_t jd_off;		/* bytes of it parsed */
 };
 
 /* ---- symtab.c ---- */
@@ -401,8 +406,12 @@ int prof_sym_parse_perfmap_line(const char *line, uint64_t *start, uint64_t *siz
 				size_t *name_off);
 
 /*
- * The JIT symbol of as holding addr, or NULL. The map is (re)read when
- * it changed, looked at no more than every 50 ms.
+ * The JIT symbol of as holding addr, or NULL: from /tmp/perf-PID.map, or
+ * from the jitdump file (jit-PID.dump, perf inject --jit's input) the
+ * process maps, its code-load and code-move records (Node --perf-prof,
+ * CPython 3.13's -X perf_jit, the JVM's perf agent). The map is (re)read
+ * when it changed, the dump read on from where it was: both looked at no
+ * more than every 50 ms.
  */
 const char *prof_sym_jit_find(struct prof_addrspace *as, uint64_t addr);
 

@@ -1,22 +1,29 @@
 /*
  * JIT symbols (internal.h): /tmp/perf-PID.map, the file JIT compilers
  * (V8, the JVM with perf-map-agent, LuaJIT, ...) write for perf, one
- * "START SIZE name" line per compiled function. Only anonymous memory is
- * looked up there. The map grows while the program runs: it is read
- * again when its size or time changed, at most every 50 ms.
+ * "START SIZE name" line per compiled function; and the jitdump file a
+ * runtime maps for perf to find (jit-PID.dump: a header, then records,
+ * of which code loads and moves name code). Only anonymous memory is
+ * looked up there. Both grow while the program runs: the map is read
+ * again when its size or time changed, the dump read on from where it
+ * was, at most every 50 ms.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/units.h"
 #include "base/xalloc.h"
+#include "io/input.h"
 #include "symbolize/internal.h"
 
 _Static_assert(offsetof(struct jitsym, start) == 0, "prof_sym_bisect() keys on the first field");
 
 #define RECHECK_NS 50000000ULL
+#define RECHECK_MISS_NS 1000000ULL
 
 int prof_sym_parse_perfmap_line(const char *line, uint64_t *start, uint64_t *size,
 				size_t *name_off)
@@ -84,21 +91,172 @@ static void jit_load(struct prof_addrspace *as)
 		qsort(as->jit, as->njit, sizeof(*as->jit), jit_cmp);
 }
 
+/* jitdump (the format of perf's tools/perf/util/jitdump.h, version 1) */
+#define JITDUMP_MAGIC 0x4A695444u	/* "JiTD" */
+#define JIT_CODE_LOAD 0
+#define JIT_CODE_MOVE 1
+#define JIT_CODE_CLOSE 3
+#define JITDUMP_MAX_RECORD (64u << 20)
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The jitdump file as maps, if any: a mapped file named jit-PID.dump. */
+static const char *jitdump_path(const struct prof_addrspace *as)
+{
+	for (size_t i = 0; i < as->n; i++) {
+		const char *p = as->maps[i].path, *base = strrchr(p, '/');
+		int pid, end = 0;
+
+		if (base && sscanf(base + 1, "jit-%d.dump%n", &pid, &end) == 1 && !base[1 + end])
+			return p;
+	}
+	return NULL;
+}
+
+/* A code load's or move's symbol added to (or moved in) as->jd. */
+static void jd_add(struct prof_addrspace *as, uint64_t start, uint64_t size, const char *name)
+{
+	PROF_GROW(as->jd, as->njd + 1, as->jd_cap);
+	as->jd[as->njd].start = start;
+	as->jd[as->njd].end = start + size;
+	as->jd[as->njd].name = name;
+	as->njd++;
+}
+
+static void jd_move(struct prof_addrspace *as, uint64_t from, uint64_t to, uint64_t size)
+{
+	for (size_t i = 0; i < as->njd; i++)
+		if (as->jd[i].start == from) {
+			as->jd[i].start = to;
+			as->jd[i].end = to + size;
+			return;
+		}
+}
+
+/*
+ * Read the records of the jitdump after as->jd_off (the header first);
+ * a record not yet written whole is read at the next look.
+ */
+static void jitdump_load(struct prof_addrspace *as)
+{
+	const char *path = jitdump_path(as);
+	unsigned char hdr[40], *rec = NULL;
+	size_t rec_cap = 0, before = as->njd;
+	char err[256];
+	int fd;
+
+	if (!path)
+		return;
+	if (path != as->jd_path) {	/* a new dump (an exec): start over */
+		as->njd = 0;
+		as->jd_off = 0;
+		as->jd_path = path;
+	}
+	if ((fd = prof_open_regular(path, err, sizeof(err))) < 0)
+		return;
+	if (as->jd_off == 0) {
+		if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+		    rd32(hdr) != JITDUMP_MAGIC || rd32(hdr + 8) < sizeof(hdr)) {
+			close(fd);
+			return;
+		}
+		as->jd_off = rd32(hdr + 8);
+	}
+	for (;;) {
+		unsigned char rh[16];
+		uint32_t id, size;
+
+		if (pread(fd, rh, sizeof(rh), as->jd_off) != (ssize_t)sizeof(rh))
+			break;
+		id = rd32(rh);
+		size = rd32(rh + 4);
+		if (size < sizeof(rh) || size > JITDUMP_MAX_RECORD || id == JIT_CODE_CLOSE)
+			break;
+		if (id == JIT_CODE_LOAD || id == JIT_CODE_MOVE) {
+			/* the fixed part and the name: not the code bytes after it */
+			size_t want = size < 16 + 40 + 4096 ? size : 16 + 40 + 4096;
+
+			if (want > rec_cap)
+				rec = xrealloc(rec, rec_cap = want);
+			if (pread(fd, rec, want, as->jd_off) != (ssize_t)want)
+				break;
+			if (id == JIT_CODE_LOAD && want > 56) {
+				/* pid, tid, vma, code_addr, code_size, code_index, name */
+				const char *name = (const char *)rec + 56;
+				size_t len = strnlen(name, want - 56);
+
+				if (len < want - 56 && len)
+					jd_add(as, rd64(rec + 32), rd64(rec + 40), prof_sym_str(as->s, name, len));
+				else if (len == want - 56)
+					break;	/* the name is not all there yet */
+			} else if (id == JIT_CODE_MOVE && want >= 56) {
+				/* pid, tid, vma, old_code_addr, new_code_addr, code_size */
+				jd_move(as, rd64(rec + 32), rd64(rec + 40), rd64(rec + 48));
+			}
+		}
+		as->jd_off += size;
+	}
+	free(rec);
+	close(fd);
+	if (as->njd != before && as->njd > 1)
+		qsort(as->jd, as->njd, sizeof(*as->jd), jit_cmp);
+}
+
+static const char *jit_lookup(const struct jitsym *t, size_t n, uint64_t addr)
+{
+	size_t i;
+
+	if (!t)
+		return NULL;
+	i = prof_sym_bisect(t, n, sizeof(*t), addr);
+	if (i && addr < t[i - 1].end)
+		return t[i - 1].name;
+	return NULL;
+}
+
 const char *prof_sym_jit_find(struct prof_addrspace *as, uint64_t addr)
 {
 	uint64_t now = prof_now_ns();
-	size_t i;
+
+	const char *name;
 
 	if (!as->jit_checked || now - as->jit_checked > RECHECK_NS) {
 		as->jit_checked = now;
 		jit_load(as);
+		jitdump_load(as);
 	}
-	if (!as->jit)
-		return NULL;
-	i = prof_sym_bisect(as->jit, as->njit, sizeof(*as->jit), addr);
-	if (i && addr < as->jit[i - 1].end)
-		return as->jit[i - 1].name;
-	return NULL;
+	name = jit_lookup(as->jit, as->njit, addr);
+	if (!name)
+		name = jit_lookup(as->jd, as->njd, addr);
+	/*
+	 * Not there: the code may be newer than the last look (a recording
+	 * drains its samples in bursts, all inside one 50 ms). Look again
+	 * now, at most every millisecond: a stat and a read of what the dump
+	 * gained.
+	 */
+	if (!name && now - as->jit_checked > RECHECK_MISS_NS) {
+		as->jit_checked = now;
+		jit_load(as);
+		jitdump_load(as);
+		name = jit_lookup(as->jit, as->njit, addr);
+		if (!name)
+			name = jit_lookup(as->jd, as->njd, addr);
+	}
+	return name;
 }
 
 void prof_sym_jit_release(struct prof_addrspace *as)
@@ -106,4 +264,9 @@ void prof_sym_jit_release(struct prof_addrspace *as)
 	free(as->jit);
 	as->jit = NULL;
 	as->njit = 0;
+	free(as->jd);
+	as->jd = NULL;
+	as->njd = as->jd_cap = 0;
+	as->jd_path = NULL;
+	as->jd_off = 0;
 }
