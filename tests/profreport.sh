@@ -284,6 +284,18 @@ check "summary: the alert" 0 "profgpu: alert: gpu 0 (GPU X): temp&gt;85: 86 °C 
 check "alert: a red line at 3.2 s on every chart of the time axis" 0 "$(grep -c '<svg class="chart"' "$T/index.html")" \
 	grep -c '<line class="alert" x1="369.3"' "$T/index.html"
 
+# tables in words: amounts in units beside their share of the total
+printf 'state\ttime_ms\tshare_pct\non-cpu\t2000.0\t80.0\noff-cpu\t500.0\t20.0\n' >"$T/offcpu.shares.tsv"
+rules "$T" >/dev/null
+check "tables in words: on- and off-CPU time in units and % of total" 0 \
+	'<tr><td>off-cpu</td><td class="n">500 ms</td><td class="n">20.0%</td></tr>' \
+	grep -o '<tr><td>off-cpu</td>.*</tr>' "$T/index.html"
+check "tables in words: the hottest functions' self time in units and % of total" 0 \
+	'<td class="n">1</td><td>compute</td><td class="n">2 s</td><td class="n">95.2%</td>' \
+	grep -o '<td class="n">1</td><td>compute</td><td class="n">2 s</td><td class="n">95.2%</td>' "$T/index.html"
+check "sections titled in words, the file named beside" 0 2 \
+	sh -c "grep -c -e '<h2>Where the CPU time goes</h2>' -e '<h3>The hottest functions (self time)</h3>' '$T/index.html'"
+
 # nothing recorded: a cpu run alone says "not recorded" for the rest
 N=$TMP/cpuonly
 mkdir -p "$N"

@@ -323,6 +323,32 @@ static int show_top(struct prof_output *o, const struct prof_table *t, size_t ma
 	return 0;
 }
 
+/* offcpu.shares.tsv in words: each state's time and its share of the total. */
+static int show_shares(struct prof_output *o, const struct prof_table *t)
+{
+	int sc = prof_table_column(t, "state"), tc = prof_table_column(t, "time_ms");
+	int pc = prof_table_column(t, "share_pct");
+
+	if (sc < 0 || tc < 0 || pc < 0)
+		return -1;
+	prof_output_puts(o, "<table class=\"shares\">\n<tr><th>State</th><th>Time</th><th>% of total</th></tr>\n");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *state = t->cells[r * t->ncols + (size_t)sc];
+		double ms, pct;
+		char d[48];
+
+		if (prof_parse_double(t->cells[r * t->ncols + (size_t)tc], &ms) < 0 ||
+		    prof_parse_double(t->cells[r * t->ncols + (size_t)pc], &pct) < 0)
+			continue;
+		prof_output_puts(o, "<tr><td>");
+		prof_html_text(o, state, strlen(state));
+		prof_output_printf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td></tr>\n",
+				   prof_fmt_duration(d, sizeof(d), ms / 1e3), pct);
+	}
+	prof_output_puts(o, "</table>\n");
+	return 0;
+}
+
 static int show_tsv(struct prof_output *o, const char *dir, const char *name)
 {
 	char *p = path_of(dir, name);
@@ -342,7 +368,9 @@ static int show_tsv(struct prof_output *o, const char *dir, const char *name)
 		show_timeline(o, &t, name);
 	} else {
 		subsection(o, name);
-		if (!ends_with(name, ".top.tsv") || show_top(o, &t, 25) < 0)
+		if (!strcmp(name, "offcpu.shares.tsv") && show_shares(o, &t) == 0)
+			;
+		else if (!ends_with(name, ".top.tsv") || show_top(o, &t, 25) < 0)
 			prof_html_table(o, &t, ends_with(name, ".top.tsv") ? 25 : 40);
 		prof_html_section_end(o);
 	}
