@@ -127,7 +127,18 @@ while IFS= read -r cmd; do
 		APP_SECONDS=0.6 "$W/server" </dev/null >/dev/null &
 		server_pid=$!
 		sleep 0.2 ;;
-	*' -o /dev/null '*)
+	'bin/profgpu '*'--kernel'*)
+		# No GPU here: the fake CUDA of tests/fake-cupti (its program's
+		# attention_layer and activation_layer launch kernels 3:1)
+		# stands in for a PyTorch training run.
+		rm -f "$W/null"
+		mknod "$W/null" c 1 3 2>/dev/null || sk="cannot mknod a null device in $W"
+		[ -x "$W/cuda/app" ] || sh "$TESTS/fake-cupti/build.sh" "$W/cuda" 2>"$TMP/cc.err" ||
+			sk="cannot build tests/fake-cupti: $(head -c 200 "$TMP/cc.err")"
+		run_cmd="export LD_LIBRARY_PATH='$W/cuda' PROFGPU_CUPTI='$W/cuda/libcupti.so'; \
+$(printf '%s' "$run_cmd" | sed 's|python3 train.py|./cuda/app mix|')"
+		mapped="$mapped; python3 train.py -> the fake CUDA program of tests/fake-cupti (no GPU here)" ;;
+*' -o /dev/null '*)
 		rm -f "$W/null"
 		mknod "$W/null" c 1 3 2>/dev/null || sk="cannot mknod a null device in $W" ;;
 	esac
@@ -262,6 +273,14 @@ while IFS= read -r cmd; do
 		# two runs of one program: it passes, or names what moved
 		if [ "$STATUS" = 1 ]; then has .err 'regressed by more than 25%' || ok=0
 		else status 0 && "$TSVCHECK" profcmp-functions .out >/dev/null 2>&1 || { ok=0; why=${why:-"not profcmp-functions TSV"}; }; fi ;;
+	'bin/profgpu -q -o /dev/null --kernel-stacks - -- python3 train.py | bin/profflame >gpu.svg')
+		status 0 && xml_ok gpu.svg && has gpu.svg 'attention_layer' && has gpu.svg '[gpu] attention' || ok=0 ;;
+	'bin/profgpu -o /dev/null --kernels kernels.tsv --kernel-stacks gpu.folded -- python3 train.py')
+		status 5 && tsv_ok profgpu-kernels kernels.tsv && folded_ok gpu.folded &&
+			has gpu.folded 'activation_layer;[launch] cudaLaunchKernel;[gpu] void gelu::kernel<float>(float*)' &&
+			has .err 'Total Time (ns)' || ok=0 ;;
+	'bin/proffold --top 10 gpu.folded')
+		status 0 && has .out '[gpu] attention(float const*, float*, int)' || ok=0 ;;
 	"bin/profgpu --host -o host.tsv --alert 'rss>2G' -- ./app")
 		status 0 && tsv_ok profgpu-host host.tsv && has .out "app: threads done" &&
 			has .err 'peak RSS' || ok=0 ;;
