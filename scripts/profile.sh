@@ -254,7 +254,7 @@ run_tee() {
 # processes) and CHAIN_NOTE (names the chain); CHAIN_T is empty when the
 # command made no exec after its first (no chain: all is program).
 exec_chain() {
-	CHAIN_ROOT= CHAIN_T= CHAIN_LAUNCHERS= CHAIN_NOTE=
+	CHAIN_ROOT= CHAIN_T= CHAIN_LAUNCHERS= CHAIN_NOTE= CHAIN_KEPT=
 	[ -s "$1" ] || return 0
 	LC_ALL=C awk -F'\t' '
 	/^#/ || $1 == "time_ns" { next }
@@ -296,8 +296,11 @@ fold_rec() {
 		"$(tool proffold)" -q "$@" -o "$OUT/$_n.folded" "$REC"
 		return
 	fi
-	"$(tool proffold)" -q --pid --time-from="${CHAIN_T}ns" "$@" -o "$WORK/after.folded" "$REC" || return 1
-	"$(tool proffold)" -q --pid --time-to="$((CHAIN_T - 1))ns" "$@" -o "$WORK/before.folded" "$REC" || return 1
+	# A side without samples (proffold: "no samples in the window") is empty.
+	"$(tool proffold)" -q --pid --time-from="${CHAIN_T}ns" "$@" -o "$WORK/after.folded" "$REC" 2>/dev/null ||
+		: >"$WORK/after.folded"
+	"$(tool proffold)" -q --pid --time-to="$((CHAIN_T - 1))ns" "$@" -o "$WORK/before.folded" "$REC" 2>/dev/null ||
+		: >"$WORK/before.folded"
 	# The root frame is comm-PID: the pid decides, then goes.
 	LC_ALL=C awk -v launchers=" $CHAIN_LAUNCHERS " -v prog="$WORK/prog.folded" -v launch="$WORK/launch.folded" '
 	FNR == 1 && /^#/ { if (NR == 1) { print > prog; print > launch } next }
@@ -311,6 +314,29 @@ fold_rec() {
 	}' "$WORK/after.folded" "$WORK/before.folded"
 	"$(tool proffold)" -q -o "$OUT/$_n.folded" "$WORK/prog.folded" || return 1
 	"$(tool proffold)" -q -o "$OUT/$_n-launchers.folded" "$WORK/launch.folded"
+}
+
+# chain_check MODE [proffold options...]: an exec chain whose launchers
+# did more work than the program is no shim: a script that ran its work
+# and exec'd its last command (sh -c './build; exec ./quick'). Then the
+# chain is dropped (all is program, as without one) and the note says so.
+chain_check() {
+	_m=$1
+	shift
+	[ -n "$CHAIN_T" ] || return 0
+	fold_rec chaincheck "$@" 2>/dev/null
+	_p=$(grep -v '^#' "$OUT/chaincheck.folded" 2>/dev/null | awk '{ s += $NF } END { printf "%.0f", s }')
+	_l=$(grep -v '^#' "$OUT/chaincheck-launchers.folded" 2>/dev/null | awk '{ s += $NF } END { printf "%.0f", s }')
+	rm -f "$OUT/chaincheck.folded" "$OUT/chaincheck-launchers.folded"
+	chain_keep "$_m" "${_p:-0}" "${_l:-0}"
+}
+
+# chain_keep MODE PROGRAM LAUNCHERS: drop the chain when the launchers'
+# weight is not below the program's.
+chain_keep() {
+	[ "$3" -ge "$2" ] || return 0
+	CHAIN_NOTE="$CHAIN_NOTE, but its launchers did more than it ($3 against $2): all kept together"
+	CHAIN_T= CHAIN_KEPT=1
 }
 
 # fold_and_draw NAME TITLE [proffold options...]: NAME.folded, NAME.svg,
@@ -363,8 +389,13 @@ cpu_stacks() {
 
 # chain_note MODE LOG: the exec chain exec_chain found, said and logged.
 chain_note() {
-	[ -n "$CHAIN_T" ] || return 0
-	_note="$1: $CHAIN_NOTE: the graphs are its own and its children's; the launchers' samples are apart, in $1*-launchers.folded"
+	if [ -n "$CHAIN_KEPT" ]; then
+		_note="$1: $CHAIN_NOTE"
+	elif [ -n "$CHAIN_T" ]; then
+		_note="$1: $CHAIN_NOTE: the graphs are its own and its children's; the launchers' samples are apart, in $1*-launchers.folded"
+	else
+		return 0
+	fi
 	say "$_note"
 	echo "$PROG: $_note" >>"$2"
 }
@@ -386,6 +417,7 @@ mode_cpu() {
 	dwarf_hint cpu "$OUT/cpu.log"
 	[ -s "$REC" ] || { warn "cpu: profrec wrote nothing"; return; }
 	exec_chain "$OUT/cpu.processes.tsv"
+	chain_check cpu
 	chain_note cpu "$OUT/cpu.log"
 	fold_and_draw cpu "CPU: $*" || warn "cpu: folding or drawing failed"
 	# the heat map page, its range selection drawing that range's flame graph
@@ -403,6 +435,7 @@ mode_offcpu() {
 	dwarf_hint offcpu "$OUT/offcpu.log"
 	[ -s "$REC" ] || { warn "offcpu: profrec wrote nothing"; return; }
 	exec_chain "$OUT/offcpu.processes.tsv"
+	chain_check offcpu -e cpu-clock
 	chain_note offcpu "$OUT/offcpu.log"
 	fold_and_draw offcpu "Off-CPU: $*" -e offcpu-time || warn "offcpu: no off-CPU time recorded"
 	fold_and_draw offcpu-oncpu "On-CPU: $*" -e cpu-clock || warn "offcpu: no on-CPU samples"
@@ -453,6 +486,13 @@ heap_processes() {
 	}' | sort -t '	' -k1,1n -k2,2r >"$WORK/heap.processes"
 }
 
+# heap_bytes TAG...: the bytes the images allocated (their alloc.folded).
+heap_bytes() {
+	for _t; do
+		cat "$OUT/memory.d/$_t.alloc.folded"
+	done | awk '!/^#/ { s += $NF } END { printf "%.0f", s }'
+}
+
 mode_memory() {
 	say "memory: recording $*"
 	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -u "$UNWIND" -o "$OUT/memory.d" -- "$@"
@@ -485,14 +525,22 @@ mode_memory() {
 		# the command's last image is the program's, not a launcher's
 		launch=$(printf '%s\n' $launch | grep -vx "$final" | tr '\n' ' ')
 		prog="$prog $final"
-	else
-		# no chain: the command's first image (the first process profheap names)
-		final=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
+		chain_keep memory "$(heap_bytes $prog)" "$(heap_bytes $launch)"
 	fi
+	if [ -n "$CHAIN_KEPT" ]; then
+		prog="$prog $launch" launch=
+		note="memory: $CHAIN_NOTE"
+	elif [ -n "$CHAIN_T" ]; then
+		note="memory: $CHAIN_NOTE: the graphs and the timeline are its own and its children's ($(set -- $prog; echo $#) process images); the launchers' $(set -- $launch; echo $#) are apart, in memory-launchers-*.folded"
+	else
+		note=
+	fi
+	# no chain: the timeline of the command's first image (the first
+	# process profheap names)
+	[ -n "$CHAIN_T" ] || final=$(sed -n 's/^profheap: \([0-9][0-9]*\): .*/\1/p' "$OUT/memory.log" | head -n 1)
 	[ -n "$final" ] && [ -f "$OUT/memory.d/$final.timeline.tsv" ] &&
 		cp "$OUT/memory.d/$final.timeline.tsv" "$OUT/memory.timeline.tsv"
-	if [ -n "$CHAIN_T" ]; then
-		note="memory: $CHAIN_NOTE: the graphs and the timeline are its own and its children's ($(set -- $prog; echo $#) process images); the launchers' $(set -- $launch; echo $#) are apart, in memory-launchers-*.folded"
+	if [ -n "$note" ]; then
 		say "$note"
 		echo "$PROG: $note" >>"$OUT/memory.log"
 	fi

@@ -262,6 +262,16 @@ else
 	fi
 fi
 
+# A script that runs its work, then execs its last command (as sh -c does)
+# is no shim: its "launchers" did more than the last program, all is kept.
+run "$W" memory -q -o notshim -- sh -c './app; exec /bin/true'
+if [ "$STATUS" = 0 ] && grep -q peak_phase notshim/memory-alloc.folded && [ ! -e notshim/memory-launchers-alloc.folded ] &&
+	grep -q 'true reached through an exec chain of 1 launchers.*did more than it.*all kept together' notshim/memory.log; then
+	pass "memory: a script that worked, then exec'd a small last command, is kept whole"
+else
+	fail "memory: work before the last exec" "exit $STATUS: $(ls notshim | tr '\n' ' ') $(tail -n 1 notshim/memory.log 2>&1 | cut -c 1-300)"
+fi
+
 # ---- DWARF stacks: a program built without frame pointers
 cat >"$TMP/nofp.c" <<'EOF'
 #include <stdlib.h>
@@ -489,6 +499,15 @@ if [ -n "$NOFP" ]; then
 	check "cpu: stacks cut short are a finding, with --dwarf" 0 "hot cut-short " findings nofp-cpu
 	check "cpu: the finding names the option" 0 1 grep -c 'Run again with proftools-profile --dwarf' nofp-cpu/index.html
 	check "cpu --call-graph=dwarf: no stacks cut short" 0 "hot " findings nofp-cpu-dw
+fi
+if [ -n "$NOFP" ]; then
+	run "$W" cpu -q -o notshim-cpu -- sh -c "$NOFP; exec /bin/true"
+	if [ "$STATUS" = 0 ] && grep -Eq ';(mid|leaf)' notshim-cpu/cpu.folded && [ ! -e notshim-cpu/cpu-launchers.folded ] &&
+		grep -q 'all kept together' notshim-cpu/cpu.log; then
+		pass "cpu: a script that worked, then exec'd a small last command, is kept whole"
+	else
+		fail "cpu: work before the last exec" "exit $STATUS: $(ls notshim-cpu | tr '\n' ' ') $(tail -n 1 notshim-cpu/cpu.log 2>&1 | cut -c 1-300)"
+	fi
 fi
 run "$W" offcpu -q -o o -- ./app
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
