@@ -698,7 +698,8 @@ for c in dtrace.txt:dtrace bpftrace.txt:bpftrace eustack.txt:eu-stack eustack-v.
 		sh -c "\"$F\" -q \"$D/${c%%:*}\" | head -n 1 | grep -o 'source=[a-z-]*'"
 done
 # the other readers of profiles (profflame, profcmp) read them through the same entry
-run "$BIN/profflame" "$D/speedscope.json"
+# (--compact-width 0: every frame an element, the 5 us leaf is under a pixel)
+run "$BIN/profflame" --compact-width 0 "$D/speedscope.json"
 if [ "$STATUS" = 0 ] && grep -q '<title>leaf:odd name (5,000 ns' "$TMP/stdout" && grep -q '<title>main (9,026,500 ns' "$TMP/stdout"; then
 	pass "profflame draws a speedscope file"
 else
