@@ -156,6 +156,9 @@ else
 	fail "no CUDA: said" "$(head -c 300 "$TMP/stderr")"
 fi
 validate_tsv "no CUDA: header-only TSV valid" profgpu-kernels "$K"
+run "$P" -q -o /dev/null --kernels "$K" -- "$APP" exec
+same "exec: the kernels of both images of the process" "5 42" \
+	"$STATUS $(awk -F'\t' 'NR > 1 && $9 == "kernel"' "$K" | wc -l | tr -d ' ')"
 run "$P" -q -o /dev/null --kernels "$K" -- "$APP" killed
 if grep -q 'ended without flushing its CUDA records' "$TMP/stderr"; then
 	pass "killed process: its lost records are said"

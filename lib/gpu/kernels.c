@@ -44,6 +44,8 @@ struct proc {
 	struct prof_hashmap launches;	/* correlation -> struct pgk_launch */
 	uint64_t dropped;
 	uint32_t stack_base;		/* global stack id = stack_base + local id */
+	char *maps;			/* its maps file: the record file's name, .maps */
+	uint64_t untimed;		/* records CUPTI could not time (start 0) */
 	int ended, traced;
 	char *error;
 	struct prof_addrspace *as;
@@ -211,6 +213,7 @@ static void read_rec(struct run *r, const char *path, const char *file)
 		return;
 	}
 	p->hd.comm[sizeof(p->hd.comm) - 1] = 0;
+	p->maps = xasprintf("%.*s.maps", (int)(strlen(path) - 4), path);
 	prof_hashmap_init(&p->stacks, sizeof(struct stack));
 	prof_hashmap_init(&p->launches, sizeof(struct pgk_launch));
 	r->nprocs++;
@@ -242,6 +245,10 @@ static void read_rec(struct run *r, const char *path, const char *file)
 			memcpy(&row.k, payload, sizeof(row.k));
 			if (row.k.name_len > rec.len - sizeof(row.k))
 				continue;
+			if (!row.k.start || row.k.end < row.k.start) {
+				p->untimed++;	/* no device memory for its timestamps */
+				continue;
+			}
 			row.start = (int64_t)row.k.start + p->hd.clock_offset - (int64_t)r->t0;
 			row.end = (int64_t)row.k.end + p->hd.clock_offset - (int64_t)r->t0;
 			row.name = show_name(payload + sizeof(row.k), row.k.name_len, r->k->raw_names);
@@ -251,6 +258,10 @@ static void read_rec(struct run *r, const char *path, const char *file)
 			struct row row = { .proc = r->nprocs - 1, .copy = 1 };
 
 			memcpy(&row.c, payload, sizeof(row.c));
+			if (!row.c.start || row.c.end < row.c.start) {
+				p->untimed++;
+				continue;
+			}
 			row.start = (int64_t)row.c.start + p->hd.clock_offset - (int64_t)r->t0;
 			row.end = (int64_t)row.c.end + p->hd.clock_offset - (int64_t)r->t0;
 			add_row(r, &row);
@@ -298,7 +309,8 @@ static void read_all(struct run *r)
 	}
 	if (d)
 		closedir(d);
-	qsort(r->rows, r->nrows, sizeof(*r->rows), by_start);
+	if (r->nrows)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), by_start);
 }
 
 /* ---- stacks ---- */
@@ -330,11 +342,8 @@ static const char *folded_stack(struct run *r, struct proc *p, uint32_t id)
 	if (s->folded)
 		return s->folded;
 	if (!p->as) {
-		char *maps = xasprintf("%s/%u.maps", r->k->dir, p->hd.pid);
-
 		p->as = prof_addrspace_new(r->sym, (pid_t)p->hd.pid);
-		prof_addrspace_load_maps(p->as, maps);
-		free(maps);
+		prof_addrspace_load_maps(p->as, p->maps);
 	}
 	while (first < s->n && cuda_internal(p, s->pcs[first]))
 		first++;
@@ -595,25 +604,29 @@ static void print_summaries(struct run *r)
 /* Errors, drops, unflushed processes; returns 1 when some process could not be traced. */
 static int report_problems(struct run *r)
 {
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, untimed = 0;
 	int failed = 0;
 
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct proc *p = &r->procs[i];
 
 		dropped += p->dropped;
+		untimed += p->untimed;
 		if (p->error) {
 			prof_warn("--kernels: process %u (%s): %s", p->hd.pid, p->hd.comm, p->error);
 			failed = 1;
 		} else if (!p->ended) {
 			prof_warn("--kernels: process %u (%s) ended without flushing its CUDA records "
-				  "(killed?): its last kernels are missing", p->hd.pid, p->hd.comm);
+				  "(killed, or replaced by exec): its last kernels are missing", p->hd.pid, p->hd.comm);
 		}
 	}
 	if (dropped)
 		prof_warn("--kernels: %llu CUDA activity record%s dropped (CUPTI's buffers were full): "
 			  "the kernel tables are incomplete", (unsigned long long)dropped,
 			  dropped == 1 ? "" : "s");
+	if (untimed)
+		prof_warn("--kernels: %llu CUDA activity record%s without timestamps (CUPTI had no device "
+			  "memory for them) left out", (unsigned long long)untimed, untimed == 1 ? "" : "s");
 	return failed;
 }
 
@@ -647,6 +660,7 @@ static void cleanup(struct run *r)
 		prof_hashmap_release(&p->launches);
 		prof_addrspace_free(p->as);
 		free(p->error);
+		free(p->maps);
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		free(r->rows[i].name);

@@ -73,6 +73,16 @@ int main(int argc, char **argv)
 	cuInit_(0);
 	if (strcmp(s, "init-only") == 0)
 		return 0;
+	if (strcmp(s, "exec") == 0) {
+		/* two kernels, delivered when their context goes; then the same
+		 * process, a new image, which initialises CUDA again */
+		cuCtxCreate_(&ctx0, 0, 0);
+		attention_layer(1);
+		attention_layer(1);
+		cuCtxDestroy_(ctx0);
+		execl("/proc/self/exe", argv[0], "mix", (char *)NULL);
+		return 98;
+	}
 	cuCtxCreate_(&ctx0, 0, 0);
 	htod(0, NULL, 1 << 20);
 	memset8(0, 0, 1 << 16);

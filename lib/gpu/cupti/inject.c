@@ -14,7 +14,8 @@
  *    distinct one written once);
  *  - the activity records, as CUPTI completes buffers on its own thread;
  *  - at exit (atexit: before the CUDA runtime's own teardown, registered
- *    earlier), a forced flush, the dropped-record count, and PID.maps.
+ *    earlier), a forced flush, the dropped-record count, and PID.maps
+ *    (PID.N.rec and PID.N.maps for the Nth image after an exec).
  * One mutex orders the writers; records are buffered and written in
  * large pieces.
  *
@@ -80,6 +81,7 @@ static size_t out_len, out_cap;
 static int tracing;		/* set once InitializeInjection succeeded */
 static int use_dwarf;
 static char dir[4096];
+static char base[32];		/* our files' name: PID, or PID.N after an exec */
 static struct pgk_header header;
 
 /* The stack table: hash -> (id, stack), stacks kept to compare. */
@@ -437,8 +439,8 @@ static void save_maps(void)
 	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), out;
 	ssize_t r;
 
-	snprintf(path, sizeof(path), "%s/%d.maps", dir, (int)getpid());
-	snprintf(tmp, sizeof(tmp), "%s/%d.maps.tmp", dir, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s.maps", dir, base);
+	snprintf(tmp, sizeof(tmp), "%s/%s.maps.tmp", dir, base);
 	if (in < 0)
 		return;
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -564,8 +566,17 @@ static int open_output(void)
 	if (!d || !*d || strlen(d) >= sizeof(dir))
 		return -1;	/* not started by profgpu: nowhere to say anything */
 	snprintf(dir, sizeof(dir), "%s", d);
-	snprintf(path, sizeof(path), "%s/%d.rec", dir, (int)getpid());
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0600);
+	/* an earlier image of this process (before an exec) may have written PID.rec */
+	for (int n = 0; n < 100; n++) {
+		if (n)
+			snprintf(base, sizeof(base), "%d.%d", (int)getpid(), n);
+		else
+			snprintf(base, sizeof(base), "%d", (int)getpid());
+		snprintf(path, sizeof(path), "%s/%s.rec", dir, base);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
 	if (fd < 0)
 		return -1;
 	memset(hd, 0, sizeof(*hd));
@@ -601,7 +612,7 @@ static void finish_header(uint32_t version)
 	header.cupti_version = version;
 	header.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
 	/* out_fd appends (O_APPEND ignores pwrite's offset): the header through another */
-	snprintf(path, sizeof(path), "%s/%d.rec", dir, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s.rec", dir, base);
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 ||
 	    pwrite(fd, &header, sizeof(header), 0) != (ssize_t)sizeof(header))
 		fail("cannot write %s: %s", path, strerror(errno));
