@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/bench.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/options.h"
+#include "base/term.h"
 #include "base/units.h"
 #include "codec/benchmark.h"
 #include "codec/codec.h"
@@ -41,7 +43,7 @@ static const char help_text[] =
 	"  -D, --dict FILE         dictionary for zstd and zlib\n"
 	"      --decode-only       inputs are compressed data: time decompression only\n"
 	"  -e, --codecs SPEC       codecs and levels: zstd:1,3,19/lz4/zlib:1-9/fast\n"
-	"      --human             an aligned table instead of TSV\n"
+	"      --human             an aligned table instead of TSV (cut to a terminal)\n"
 	"      --join              benchmark all inputs as one concatenated input\n"
 	"  -l, --list              list the codecs of this build with versions\n"
 	"  -o, --output FILE       write to FILE (atomically) instead of stdout\n"
@@ -219,7 +221,8 @@ static int write_table(const struct options *o, const struct prof_buf *meta,
 	if (!out)
 		return -1;
 	if (o->human)
-		prof_codec_rows_write_human(out, rows);
+		prof_codec_rows_write_human(out, rows, !o->outpath || !strcmp(o->outpath, "-") ?
+					    prof_term_width(STDOUT_FILENO) : 0);
 	else
 		prof_codec_rows_write_tsv(out, meta, rows);
 	return prof_output_close(out) ? PROF_EXIT_FAIL : PROF_EXIT_OK;

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "base/error.h"
 #include "base/options.h"
+#include "base/term.h"
 #include "base/units.h"
 #include "core/meta.h"
 #include "core/stack.h"
@@ -77,7 +79,8 @@ static const char help_text[] =
 "      --threshold=PCT     flag functions with this self share (default 5)\n"
 "                          (the hottest path merges the threads of profrec and\n"
 "                          perf script input: it starts below their names)\n"
-"      --human             aligned text report instead of TSV\n"
+"      --human             aligned text report instead of TSV (on a terminal:\n"
+"                          rows cut to its width)\n"
 "      --heatmap           subsecond heat map (TSV): samples per bucket of each second\n"
 "      --bucket=DUR        heat map bucket, dividing 1s (default 20ms)\n"
 "  -q, --quiet             no notes on stderr\n"
@@ -193,6 +196,7 @@ static int write_result(struct config *c, const struct prof_stacks *t,
 		w = prof_speedscope_write(t, &so, o);
 	} else if (c->top) {
 		c->top_opts.unit = prof_meta_get(meta, "unit");
+		c->top_opts.width = c->output ? 0 : prof_term_width(STDOUT_FILENO);
 		w = prof_top_write(t, &c->top_opts, meta, o);
 	} else {
 		w = prof_folded_write(t, c->no_header ? NULL : meta, ncounts, o);
@@ -202,19 +206,6 @@ static int write_result(struct config *c, const struct prof_stacks *t,
 		return 1;
 	}
 	return prof_output_close(o) ? 1 : 0;
-}
-
-/*
- * Whether the roots of t (read with meta) still name threads, as
- * profrec's and perf script's do (comm, comm-PID, comm-PID/TID): then
- * --top's hottest path merges the threads (core/top.h).
- */
-static int roots_are_threads(const struct config *c, const struct prof_meta *meta)
-{
-	const char *src = prof_meta_get(meta, "source");
-
-	return src && (!strcmp(src, "profrec") || !strcmp(src, "perf-script")) &&
-	       !c->xf.strip_comm && !c->xf.skip_after && !c->xf.reverse;
 }
 
 static uint64_t parse_time_opt(const char *opt, const char *arg)
@@ -433,7 +424,9 @@ int main(int argc, char **argv)
 	if (prof_profile_read_all((const char *const *)argv + optind, (size_t)(argc - optind),
 				  &c.read, &t, &meta, &sum))
 		rval = 1;
-	c.top_opts.merge_roots = roots_are_threads(&c, &meta);
+	/* --top's hottest path merges threads, unless the roots moved (core/top.h) */
+	c.top_opts.merge_roots = prof_profile_roots_are_threads(&meta) && !c.xf.strip_comm &&
+				 !c.xf.skip_after && !c.xf.reverse;
 	if (prof_transform_active(&c.xf)) {
 		prof_stacks_init(&xt, t.nweights);
 		prof_transform_apply(&c.xf, &t, &xt);

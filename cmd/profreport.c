@@ -25,7 +25,7 @@ static const char help_text[] =
 "cpu, offcpu, memory, gpu, host, compare; the run's metadata (run.meta).\n"
 "\n"
 "  -o, --output=FILE       write FILE instead of DIR/index.html (- for stdout)\n"
-"  -q, --quiet             no notes on stderr\n"
+"  -q, --quiet             no notes nor progress line on stderr\n"
 "  -h, --help              this help\n"
 "\n"
 PROF_MAX_LINE_HELP

@@ -359,3 +359,33 @@ cp "$TMP/stdout" "$TMP/rec.txt"
 check "--recommend picks the best ratio meeting the constraints" 0 "zstd:19" cut -f2 "$TMP/rec.txt"
 check_error "--recommend with nothing meeting it: exit 1" 1 "no codec and level meets" \
 	"$P" -q -t $T --recommend 'ratio>=1000' -e lz4 "$TMP/text"
+
+# ---- terminals (issue 24 point 5): progress on a terminal's stderr only; tables fit ----
+ONTTY="python3 $TESTS/tools/on-tty.py"
+if ! python3 -c 'import pty, termios' 2>/dev/null; then
+	skip "terminals" "no python3 with pty and termios"
+else
+	cp "$TMP/text" "$TMP/an-input-with-a-name-far-too-long-for-the-terminal.txt"
+	$ONTTY 72 2 "$P" -t $T -e lz4/zstd:1 -o "$TMP/res.tsv" "$TMP/text" >"$TMP/tty.out" 2>/dev/null
+	if grep -q "$(printf '\rprofcompress: cell 1/2: ')" "$TMP/tty.out" &&
+		grep -q "$(printf '\rprofcompress: cell 2/2: ')" "$TMP/tty.out" &&
+		[ "$(tr '\r' '\n' <"$TMP/tty.out" | awk '{ if (length($0) > 71) n++ } END { print n + 0 }')" = 0 ] &&
+		tr '\r' '\n' <"$TMP/tty.out" | tail -n 1 | grep -q '^ *$'; then
+		pass "progress on a terminal's stderr: one line per cell, narrower than the terminal, blanked at the end"
+	else
+		fail "progress on a terminal's stderr" "$(od -c "$TMP/tty.out" | head -n 5 | tr '\n' '|')"
+	fi
+	run "$P" -t $T -e lz4/zstd:1 "$TMP/text"
+	check "no progress when stderr is a pipe" 0 "" cat "$TMP/stderr"
+	$ONTTY 72 2 "$P" -q -t $T -e lz4 -o "$TMP/res.tsv" "$TMP/text" >"$TMP/tty.out" 2>/dev/null
+	check "no progress with -q" 0 "" cat "$TMP/tty.out"
+	big="$TMP/an-input-with-a-name-far-too-long-for-the-terminal.txt"
+	$ONTTY 110 1 "$P" -q --human -t $T -e lz4 "$big" >"$TMP/tty.out" 2>/dev/null
+	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/tty.out")
+	"$P" -q --human -t $T -e lz4 "$big" >"$TMP/pipe.out"
+	if [ "$w" -le 110 ] && grep -q '^~he-terminal.txt  lz4 ' "$TMP/tty.out" && grep -qF "$big" "$TMP/pipe.out"; then
+		pass "--human on a 110-column terminal: input names cut to fit ($w columns); whole in a pipe"
+	else
+		fail "--human on a terminal" "widest line $w: $(head -n 2 "$TMP/tty.out" | tr '\n' '|')"
+	fi
+fi

@@ -402,6 +402,26 @@ else
 	fi
 fi
 
+# ---- --top --human on a terminal (issue 24 point 5): rows fit its width, never in a pipe ----
+if python3 -c 'import pty, termios' 2>/dev/null; then
+	long=a_function_name_much_longer_than_any_terminal_would_show_on_one_line_of_the_report
+	printf 'main;outer_frame_one;outer_frame_two;%s 10\nmain;short 5\n' "$long" >"$TMP/long.folded"
+	python3 "$TESTS/tools/on-tty.py" 80 1 "$F" --top 3 --human "$TMP/long.folded" >"$TMP/tty.out"
+	"$F" --top 3 --human "$TMP/long.folded" >"$TMP/pipe.out"
+	COLUMNS=60 "$F" --top 3 --human "$TMP/long.folded" >"$TMP/pipe2.out"
+	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/tty.out")
+	if [ "$w" -le 80 ] && grep -q '^   1 .*  a_function_name_much_lon.*~  <- hot$' "$TMP/tty.out" &&
+		grep -q '^   2 .*  short  <- hot (self >= 5%)$' "$TMP/tty.out" &&
+		grep -q '^hottest path (66.67%): main > \.\.\. > a_function' "$TMP/tty.out" &&
+		grep -q "  $long  <- hot (self >= 5%)\$" "$TMP/pipe.out" && cmp -s "$TMP/pipe.out" "$TMP/pipe2.out"; then
+		pass "--top --human: rows cut to an 80-column terminal ($w), whole in a pipe (COLUMNS or not)"
+	else
+		fail "--top --human on a terminal" "widest $w: $(tr '\n' '|' <"$TMP/tty.out")"
+	fi
+else
+	skip "--top --human on a terminal" "no python3 with pty and termios"
+fi
+
 # ---- input formats (lib/formats/profile.h; more in tests/unit/formats/test_profile.c)
 printf '# unit=bytes\na;b 1 4\na;c 3 0\n' >"$TMP/diff.folded"
 check "differential folded input keeps both counts" 0 "# unit=bytes

@@ -233,6 +233,18 @@ if grep -q 'leaked 123,000 bytes in 1,000 blocks$' "$TMP/stderr" &&
 else
 	fail "leak report on stderr" "$(head -c 400 "$TMP/stderr")"
 fi
+# on a terminal each leak site is one line: its outer callers give way (issue 24 point 5)
+if python3 -c 'import pty, termios' 2>/dev/null; then
+	python3 "$TESTS/tools/on-tty.py" 52 2 "$P" -o "$TMP/leak-tty" "$W" leak >"$TMP/tty.out"
+	if grep -q "^profheap:   123,000 bytes in 1,000 blocks at leak_o~" "$TMP/tty.out" &&
+		[ "$(tr -d '\r' <"$TMP/tty.out" | awk '/bytes in .* blocks at/ { if (length($0) > 52) n++ } END { print n + 0 }')" = 0 ]; then
+		pass "leak sites cut to a 52-column terminal"
+	else
+		fail "leak sites on a terminal" "$(tr -d '\r' <"$TMP/tty.out" | grep 'blocks at' | head -n 2 | tr '\n' '|')"
+	fi
+else
+	skip "leak sites on a terminal" "no python3 with pty and termios"
+fi
 if [ "$(cat "$TMP/stdout")" = done ]; then
 	pass "the command's output is untouched"
 else

@@ -338,6 +338,26 @@ check "H100 run: GPU utilisation" 0 "29.6% on average (peak 100%) over 19.9 s, 1
 check "H100 run: throttled at the power cap" 0 "6.3 s (sw_power_cap 6.3 s)" summary "$H1" "GPU throttled"
 check "H100 run: peak RSS of the command's tree" 0 "797 MiB (gpu run, the command's tree)" summary "$H1" "Peak RSS"
 
+# ---- progress on a terminal's stderr, never in a pipe (issue 24 point 5) ----
+if python3 -c 'import pty, termios' 2>/dev/null; then
+	python3 "$TESTS/tools/on-tty.py" 60 2 "$R" -o "$TMP/tty.html" "$D" >"$TMP/tty.out"
+	if grep -q "$(printf '\rprofreport: file [0-9]*/[0-9]*: cpu.svg')" "$TMP/tty.out" &&
+		[ "$(tr '\r' '\n' <"$TMP/tty.out" | awk '/file [0-9]/ { if (length($0) > 59) n++ } END { print n + 0 }')" = 0 ] &&
+		grep -q "$(printf '\r *\rprofreport: report in')" "$TMP/tty.out"; then
+		pass "progress on a terminal's stderr: file by file, cut to its width, blanked before the last message"
+	else
+		fail "progress on a terminal" "$(od -c "$TMP/tty.out" | tail -n 6 | tr '\n' '|')"
+	fi
+	run "$R" -o "$TMP/pipe.html" "$D"
+	if [ "$STATUS" = 0 ] && ! grep -q 'file [0-9]' "$TMP/stderr"; then
+		pass "no progress when stderr is a pipe"
+	else
+		fail "no progress in a pipe" "$(head -c 200 "$TMP/stderr")"
+	fi
+else
+	skip "progress on a terminal" "no python3 with pty and termios"
+fi
+
 # ---- in a real browser (optional) ----
 CHROMIUM=
 for c in chromium chromium-browser google-chrome; do

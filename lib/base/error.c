@@ -8,6 +8,7 @@
 const char *prof_progname = "proftools";
 int prof_verbosity = 1;
 int prof_warn_muted;
+void (*prof_before_message)(void);
 
 void prof_set_progname(const char *argv0)
 {
@@ -27,6 +28,8 @@ void prof_vwarn(const char *prefix, const char *fmt, va_list ap, int errnum)
 		return;
 	if (fmt)
 		vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (prof_before_message)
+		prof_before_message();
 	/* One call per message: unbuffered stderr writes it in one piece. */
 	fprintf(stderr, "%s: %s%s%s%s\n", prof_progname, prefix ? prefix : "", msg,
 		errnum ? ": " : "", errnum ? strerror(errnum) : "");

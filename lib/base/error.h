@@ -42,6 +42,12 @@ extern int prof_verbosity;
  * the files its summary uses, then the sections that show them).
  */
 extern int prof_warn_muted;
+/*
+ * Called before every message on stderr (prof_warn(), prof_info(), ...),
+ * NULL: nothing. base/term.h's progress line sets it to blank itself out,
+ * so that a message never lands in the middle of it.
+ */
+extern void (*prof_before_message)(void);
 
 /* Set prof_progname from argv[0] (its basename). Call first in main. */
 void prof_set_progname(const char *argv0);

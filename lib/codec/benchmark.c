@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -19,22 +18,18 @@
 #include "base/error.h"
 #include "base/sha256.h"
 #include "base/sysfile.h"
+#include "base/term.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "io/input.h"
 
 /*
- * The progress line on stderr when it is a terminal (and not -q): "cell
- * n/N: input: codec:level", rewritten in place with \r and blanked out
- * before any other message and at the end. Nothing otherwise.
+ * The progress line on stderr when it is a terminal and not -q
+ * (base/term.h): "cell n/N: input: codec:level". Nothing otherwise.
  */
 struct progress {
-	int on;
+	struct prof_progress line;
 	size_t done, total;	/* cells started (or skipped), cells in all */
-	size_t shown;		/* length of the line on the terminal, 0: none */
-	size_t width;		/* the terminal's columns */
-	char line[256];		/* the current cell's line */
-	size_t len;
 };
 
 /* One benchmark run: the options, the cells, where rows go. */
@@ -48,32 +43,21 @@ struct run {
 
 static void progress_init(struct progress *p, size_t total)
 {
-	struct winsize ws;
-
-	p->on = prof_verbosity > 0 && isatty(STDERR_FILENO);
+	prof_progress_init(&p->line);
+	p->done = 0;
 	p->total = total;
-	p->width = 80;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		p->width = ws.ws_col;
 }
 
 /* Blank out the progress line (before a message, and at the end). */
 static void progress_clear(struct progress *p)
 {
-	if (!p->shown)
-		return;
-	fprintf(stderr, "\r%*s\r", (int)p->shown, "");
-	p->shown = 0;
+	prof_progress_clear(&p->line);
 }
 
-/* (Re)draw the current cell's line over what is shown. */
+/* Draw the current cell's line again after a message. */
 static void progress_show(struct progress *p)
 {
-	if (!p->on || !p->len)
-		return;
-	fprintf(stderr, "\r%.*s%*s", (int)p->len, p->line,
-		(int)(p->shown > p->len ? p->shown - p->len : 0), "");
-	p->shown = p->len;
+	prof_progress_redraw(&p->line);
 }
 
 /* The next cell starts: show it. */
@@ -81,19 +65,13 @@ static void progress_cell(struct progress *p, const char *input, const struct pr
 			  int level)
 {
 	char cell[64];
-	int n;
 
 	p->done++;
-	if (!p->on)
+	if (!p->line.on)
 		return;
 	prof_codec_cell_name(c, level, cell, sizeof(cell));
-	n = snprintf(p->line, sizeof(p->line), "%s: cell %zu/%zu: %s: %s",
-		     prof_progname, p->done, p->total, input, cell);
-	p->len = n < 0 ? 0 : (size_t)n >= sizeof(p->line) ? sizeof(p->line) - 1 : (size_t)n;
-	/* One terminal line, or \r would not get back to its start. */
-	if (p->len >= p->width)
-		p->len = p->width - 1;
-	progress_show(p);
+	prof_progress_show(&p->line, "%s: cell %zu/%zu: %s: %s", prof_progname, p->done, p->total,
+			   input, cell);
 }
 
 /* ---- one input's blocks and buffers ---- */
@@ -539,7 +517,7 @@ void prof_codec_bench_memory(const struct prof_codec_bench_opts *o,
 			     const struct prof_codec_cells *cells, const char *name,
 			     const char *data, size_t len, struct prof_codec_rows *rows)
 {
-	struct run run = { o, cells, rows, { 0 }, 0 };
+	struct run run = { .o = o, .cells = cells, .rows = rows };
 
 	bench_input(&run, name, data, len);
 }
@@ -707,7 +685,7 @@ int prof_codec_bench_files(const struct prof_codec_bench_opts *o,
 			   char *const *files, size_t nfiles,
 			   struct prof_codec_rows *rows, struct prof_buf *meta)
 {
-	struct run run = { o, cells, rows, { 0 }, 0 };
+	struct run run = { .o = o, .cells = cells, .rows = rows };
 	struct prof_meta machine = PROF_META_INIT, libs = PROF_META_INIT;
 	struct prof_buf joined = PROF_BUF_INIT;
 	size_t first = rows->n;
@@ -752,7 +730,7 @@ int prof_codec_bench_files(const struct prof_codec_bench_opts *o,
 			bench_input(&run, name, joined.data ? joined.data : "", joined.len);
 	}
 	prof_buf_release(&joined);
-	progress_clear(&run.progress);
+	prof_progress_end(&run.progress.line);
 	for (size_t i = first; i < rows->n; i++)
 		if (rows->v[i].status != PROF_CODEC_OK)
 			rval = PROF_EXIT_FAIL;

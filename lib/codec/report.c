@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "codec/report.h"
+#include "base/escape.h"
+#include "base/term.h"
 #include "base/error.h"
 #include "base/units.h"
 #include "base/xalloc.h"
@@ -346,10 +348,11 @@ static void human_line(struct prof_output *out, const int *width, const char *co
 				   c + 1 < NHUMAN ? "  " : "\n");
 }
 
-void prof_codec_rows_write_human(struct prof_output *out, const struct prof_codec_rows *rows)
+void prof_codec_rows_write_human(struct prof_output *out, const struct prof_codec_rows *rows,
+				 unsigned term_width)
 {
-	int width[NHUMAN];
-	char f[NCOLS][128], hb[NHUMAN][32];
+	int width[NHUMAN], line = 0;
+	char f[NCOLS][128], hb[NHUMAN][32], name[128];
 	const char *cols[NHUMAN];
 
 	for (size_t c = 0; c < NHUMAN; c++)
@@ -363,6 +366,11 @@ void prof_codec_rows_write_human(struct prof_output *out, const struct prof_code
 				width[c] = (int)strlen(v);
 		}
 	}
+	for (size_t c = 0; c < NHUMAN; c++)
+		line += width[c] + (c + 1 < NHUMAN ? 2 : 0);
+	/* On a terminal the input names give way, so that a row is one line. */
+	if (term_width && line > (int)term_width)
+		width[0] = width[0] - (line - (int)term_width) > 8 ? width[0] - (line - (int)term_width) : 8;
 	human_line(out, width, human_head);
 	for (size_t i = 0; i < rows->n; i++) {
 		row_fields(&rows->v[i], f);
@@ -371,6 +379,7 @@ void prof_codec_rows_write_human(struct prof_output *out, const struct prof_code
 			if (!*cols[c])
 				cols[c] = "-";
 		}
+		cols[0] = prof_term_cut_start(name, sizeof(name), cols[0], (size_t)width[0]);
 		human_line(out, width, cols);
 	}
 }

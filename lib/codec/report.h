@@ -74,8 +74,13 @@ size_t prof_codec_recommend_print(FILE *f, const struct prof_codec_rows *rows,
 void prof_codec_rows_write_tsv(struct prof_output *out, const struct prof_buf *meta,
 			       const struct prof_codec_rows *rows);
 
-/* An aligned table of the main columns (sizes human-readable), to out. */
-void prof_codec_rows_write_human(struct prof_output *out, const struct prof_codec_rows *rows);
+/*
+ * An aligned table of the main columns (sizes human-readable), to out.
+ * width: the terminal's columns (0: no limit): when a line would be wider,
+ * the input names give way (cut with '~', down to 8 columns).
+ */
+void prof_codec_rows_write_human(struct prof_output *out, const struct prof_codec_rows *rows,
+				 unsigned width);
 
 /* The codecs of this build (levels, default, version, description), those not built and the aliases. */
 void prof_codec_list_write(FILE *f);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "base/buf.h"
 #include "base/escape.h"
+#include "base/term.h"
 #include "formats/folded.h"
 #include "io/output.h"
 #include "core/top.h"
@@ -219,17 +220,65 @@ static void write_human(const struct report *rp, struct prof_buf *b)
 
 		prof_top_format_value(v1, sizeof(v1), row->self, opts->unit, 1);
 		prof_top_format_value(v2, sizeof(v2), row->total, opts->unit, 1);
+		size_t start = b->len, used;
+		int hot = share_pct(rp, row->self) >= opts->threshold_pct;
+		char flag[64];
+
 		prof_buf_addf(b, "%4zu  %10s %6.2f%%  %10s %6.2f%%  ", i + 1, v1,
 			      share_pct(rp, row->self), v2, share_pct(rp, row->total));
-		prof_tsv_text(b, s, len);
-		if (share_pct(rp, row->self) >= opts->threshold_pct)
-			prof_buf_addf(b, "  <- hot (self >= %g%%)", opts->threshold_pct);
-		prof_buf_addch(b, '\n');
+		snprintf(flag, sizeof(flag), hot ? "  <- hot (self >= %g%%)" : "", opts->threshold_pct);
+		used = b->len - start + strlen(flag);
+		if (opts->width && hot && used + prof_utf8_chars(s, len) > opts->width)
+			snprintf(flag, sizeof(flag), "  <- hot");	/* a narrow terminal */
+		used = b->len - start + strlen(flag);
+		if (opts->width) {
+			/* on a terminal the name gives way: one row, one line */
+			struct prof_buf name = PROF_BUF_INIT;
+			char cut[512];
+
+			prof_tsv_text(&name, s, len);
+			prof_buf_addstr(b, prof_term_cut(cut, sizeof(cut), prof_buf_cstr(&name),
+							 used + 12 < opts->width ? opts->width - used : 12));
+			prof_buf_release(&name);
+		} else {
+			prof_tsv_text(b, s, len);
+		}
+		prof_buf_addf(b, "%s\n", flag);
 	}
 	if (rp->path_depth) {
+		size_t start = b->len, skip = 0;
+
 		prof_buf_addf(b, "hottest path%s (%.2f%%): ", opts->merge_roots ? ", threads merged" : "",
 			      share_pct(rp, rp->path_weight));
-		prof_buf_add(b, rp->path.data, rp->path.len);
+		/*
+		 * On a terminal a path too long for the line loses its frames
+		 * after the root, not its leaf: "root > ... > caller > leaf".
+		 */
+		if (opts->width) {
+			const char *p = rp->path.data, *first = strstr(p, " > "), *q = first;
+			size_t head = b->len - start;
+
+			while (q && head + rp->path.len - (size_t)(q - p) + (size_t)(first - p) + 6 > opts->width &&
+			       strstr(q + 3, " > "))
+				q = strstr(q + 3, " > ");
+			if (q && head + rp->path.len > opts->width && q != first)
+				skip = (size_t)(q - first);
+			if (skip) {
+				prof_buf_add(b, p, (size_t)(first - p));
+				prof_buf_addstr(b, " > ...");
+				prof_buf_add(b, q, rp->path.len - (size_t)(q - p));
+			}
+		}
+		if (!skip)
+			prof_buf_add(b, rp->path.data, rp->path.len);
+		if (opts->width && prof_utf8_chars(b->data + start, b->len - start) > opts->width) {
+			char *line = xstrndup(b->data + start, b->len - start), cut[1024];
+
+			b->len = start;	/* the line replaced by its cut form */
+			b->data[start] = 0;
+			prof_buf_addstr(b, prof_term_cut(cut, sizeof(cut), line, opts->width));
+			free(line);
+		}
 		prof_buf_addch(b, '\n');
 	}
 }

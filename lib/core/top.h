@@ -42,6 +42,7 @@ struct prof_top_opts {
 	int human;		/* aligned text instead of TSV */
 	const char *unit;	/* "ns" formats durations; NULL: plain numbers */
 	int merge_roots;	/* the hottest path below the roots (threads merged) */
+	unsigned width;		/* human: the terminal's columns, names cut to fit; 0: no limit */
 };
 
 /* One function of the report. */

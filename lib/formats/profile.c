@@ -627,3 +627,10 @@ int prof_profile_read(const char *path, const struct prof_profile_opts *opts,
 	paths[0] = path ? path : "-";
 	return prof_profile_read_all(paths, 1, opts, t, meta, sum);
 }
+
+int prof_profile_roots_are_threads(const struct prof_meta *meta)
+{
+	const char *src = prof_meta_get(meta, "source");
+
+	return src && (!strcmp(src, "profrec") || !strcmp(src, "perf-script"));
+}

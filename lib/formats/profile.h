@@ -179,6 +179,14 @@ enum prof_profile_format prof_profile_detect(const char *buf, size_t len, int co
  * gives the canonical name ("auto", "folded", "profrec", "perf", "pprof").
  */
 int prof_profile_format_parse(const char *name);
+
+/*
+ * Whether the root frames of the stacks read with meta name threads
+ * (comm, comm-PID, comm-PID/TID), as profrec's and perf script's do: its
+ * "source" is "profrec" or "perf-script" (also after a round trip through
+ * folded stacks, which keep the metadata line).
+ */
+int prof_profile_roots_are_threads(const struct prof_meta *meta);
 /* The importers' names too: "dtrace" (or "bpftrace"), "eu-stack", "gdb",
  * "perf-report", "speedscope". */
 const char *prof_profile_format_name(enum prof_profile_format f);

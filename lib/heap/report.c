@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/term.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
@@ -374,13 +375,20 @@ static void report_leak_sites(const struct prof_heap_process *p, const char *tag
 	size_t nleaks, i, shown;
 	struct prof_heap_leak *leaks = prof_heap_leaks(&p->stacks, &nleaks);
 
+	/* on a terminal each site is one line, its outer callers giving way */
+	unsigned width = prof_term_width(STDERR_FILENO);
+	char line[1024];
+
 	shown = prof_verbosity >= 2 ? nleaks : nleaks < 10 ? nleaks : 10;
 	for (i = 0; i < shown; i++) {
 		prof_buf_reset(&site);
+		prof_buf_addf(&site, "  %s bytes in %s block%s at ",
+			      prof_heap_fmt_count(n1, sizeof(n1), leaks[i].bytes),
+			      prof_heap_fmt_count(n2, sizeof(n2), leaks[i].blocks), plural(leaks[i].blocks));
 		prof_heap_site_format(&p->stacks, leaks[i].id, 5, &site);
-		prof_warn("  %s bytes in %s block%s at %s", prof_heap_fmt_count(n1, sizeof(n1), leaks[i].bytes),
-			  prof_heap_fmt_count(n2, sizeof(n2), leaks[i].blocks), plural(leaks[i].blocks),
-			  prof_buf_cstr(&site));
+		prof_warn("%s", prof_term_cut(line, sizeof(line), prof_buf_cstr(&site),
+					      width > strlen(prof_progname) + 22 ?
+					      width - strlen(prof_progname) - 2 : 20 * !!width));
 	}
 	if (nleaks > shown && !more_in)
 		prof_warn("  ... and %zu more call sites (-v -v lists them all)", nleaks - shown);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "base/error.h"
+#include "base/term.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "compare/table.h"
@@ -414,6 +415,21 @@ static void list_kept(struct prof_output *o, const char *const *names, size_t n)
  * The files of a section ending in suffix: the section's own file
  * (cpu.svg) first, then its variants (cpu-x.svg), in name order.
  */
+/* The progress line of a report (base/term.h): the file being read, "3/17". */
+static struct prof_progress progress;
+
+/* The next file goes into the page: say which, of how many. */
+static void progress_file(const struct files *f, const char *name)
+{
+	size_t done = 0;
+
+	if (!progress.on)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		done += f->used[i] != 0;
+	prof_progress_show(&progress, "%s: file %zu/%zu: %s", prof_progname, done, f->n, name);
+}
+
 static void show_kind(struct prof_output *o, const char *dir, struct files *f, const char *prefix,
 		      const char *suffix, unsigned long *bad)
 {
@@ -426,6 +442,7 @@ static void show_kind(struct prof_output *o, const char *dir, struct files *f, c
 			    (prefix && (name[strlen(prefix)] == '.') != own))
 				continue;
 			f->used[i] = 1;
+			progress_file(f, name);
 			rc = !strcmp(suffix, ".svg") ? show_svg(o, dir, name) :
 			     !strcmp(suffix, ".tsv") ? show_tsv(o, dir, name) :
 			     !strcmp(suffix, ".heatmap.html") ? show_heatmap(o, dir, name) :
@@ -713,6 +730,7 @@ int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad
 	*bad = 0;
 	if (list_dir(dir, &f, bad) < 0)
 		return -1;
+	prof_progress_init(&progress);
 	read_run_meta(dir, &f, &meta, bad);
 	prof_report_facts_read(&facts, dir, &meta, bad);
 	header(o, dir, &meta, &f);
@@ -730,6 +748,7 @@ int prof_report_write(const char *dir, struct prof_output *o, unsigned long *bad
 	prof_output_puts(o, "<p class=\"note\">Made by profreport (proftools) from the files of this "
 			    "directory; each picture keeps its text form beside it.</p>\n");
 	prof_html_end(o);
+	prof_progress_end(&progress);
 	for (size_t i = 0; i < f.n; i++)
 		free(f.names[i]);
 	free(f.names);

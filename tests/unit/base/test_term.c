@@ -1,9 +1,12 @@
-/* lib/base/term.c: the terminal's width and whether to colour. */
+/* lib/base/term.c: the terminal's width, whether to colour, cutting, the progress line. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "../unit.h"
+#include "base/error.h"
 #include "base/term.h"
 
 int main(void)
@@ -53,7 +56,83 @@ int main(void)
 			setenv("TERM", "dumb", 1);
 			CHECK(!prof_color_on(PROF_COLOR_AUTO, tty));
 		}
+		TEST("the progress line: on a terminal's stderr, cut to its width; blanked out by messages") {
+			int saved = dup(STDERR_FILENO);
+			struct prof_progress pr;
+			char buf[4096];
+			ssize_t n;
+
+			unsetenv("COLUMNS");
+			ws.ws_col = 20;
+			ioctl(tty, TIOCSWINSZ, &ws);
+			fflush(stderr);
+			dup2(tty, STDERR_FILENO);
+			prof_progress_init(&pr);
+			prof_progress_show(&pr, "work %d/%d: %s", 1, 3, "a-long-input-name");
+			prof_warn("a message");
+			prof_progress_show(&pr, "work %d/%d", 2, 3);
+			prof_progress_end(&pr);
+			prof_warn("after");
+			fflush(stderr);
+			dup2(saved, STDERR_FILENO);
+			close(saved);
+			n = read(master, buf, sizeof(buf) - 1);
+			buf[n > 0 ? n : 0] = 0;
+			CHECK(pr.on && pr.width == 20);
+			/* 19 columns: "\r" must get back to the line's start */
+			CHECK(strstr(buf, "\rwork 1/3: a-long-i~") != NULL);
+			/* the message starts on a blanked line, the end leaves none */
+			CHECK(strstr(buf, "\r                   \r" "test_term: a message") != NULL ||
+			      strstr(buf, "\r                   \r" "proftools: a message") != NULL);
+			CHECK(strstr(buf, "\rwork 2/3") != NULL);
+			CHECK(strstr(buf, "after") != NULL && !strstr(strstr(buf, "after"), "work"));
+			CHECK(prof_before_message == NULL);
+		}
 		close(tty);
+	}
+	TEST("no progress line on a pipe, nor with -q") {
+		int saved = dup(STDERR_FILENO), q[2];
+		struct prof_progress pr;
+		char buf[256];
+		ssize_t n;
+
+		if (pipe(q) < 0)
+			return 2;
+		fflush(stderr);
+		dup2(q[1], STDERR_FILENO);
+		prof_progress_init(&pr);
+		prof_progress_show(&pr, "work %d/%d", 1, 3);
+		prof_progress_end(&pr);
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+		close(q[1]);
+		n = read(q[0], buf, sizeof(buf));
+		CHECK(!pr.on && n == 0);
+		close(q[0]);
+		prof_verbosity = 0;
+		if (tty >= 0) {
+			saved = dup(STDERR_FILENO);
+			dup2(tty, STDERR_FILENO);
+			prof_progress_init(&pr);
+			dup2(saved, STDERR_FILENO);
+			close(saved);
+			CHECK(!pr.on);
+		}
+		prof_verbosity = 1;
+	}
+	TEST("cutting: characters, not bytes; '~' marks the cut; 0 is no limit") {
+		char b[64];
+
+		CHECK(!strcmp(prof_term_cut(b, sizeof(b), "function", 8), "function"));
+		CHECK(!strcmp(prof_term_cut(b, sizeof(b), "function", 5), "func~"));
+		CHECK(!strcmp(prof_term_cut(b, sizeof(b), "caf\xc3\xa9_au_lait", 5), "caf\xc3\xa9~"));
+		CHECK(!strcmp(prof_term_cut(b, sizeof(b), "caf\xc3\xa9", 4), "caf\xc3\xa9"));
+		CHECK(!strcmp(prof_term_cut(b, sizeof(b), "a long name", 0), "a long name"));
+		CHECK(!strcmp(prof_term_cut(b, 6, "a long name", 0), "a lo~"));
+		CHECK(!strcmp(prof_term_cut_start(b, sizeof(b), "/tmp/dir/input.txt", 10), "~input.txt"));
+		CHECK(!strcmp(prof_term_cut_start(b, sizeof(b), "/x/caf\xc3\xa9.txt", 9), "~caf\xc3\xa9.txt"));
+		CHECK(!strcmp(prof_term_cut_start(b, sizeof(b), "input.txt", 10), "input.txt"));
 	}
 	if (master >= 0)
 		close(master);
