@@ -216,13 +216,31 @@ static int show_svg(struct prof_output *o, const char *dir, const char *name)
 	return 0;
 }
 
-/* A heat map page (profflame --heatmap --format html) in the page, its script working. */
+/*
+ * A heat map page (profflame --heatmap --format html) in the page, its
+ * script working; one over PROF_REPORT_MAX_HEATMAP (a long run's) is
+ * linked, beside the page, so that the report stays quick to open.
+ */
 static int show_heatmap(struct prof_output *o, const char *dir, const char *name)
 {
 	char *p = path_of(dir, name), *html;
+	struct stat st;
 	size_t len;
 
-	html = prof_read_file_max(p, PROF_REPORT_MAX_SVG, &len);
+	if (stat(p, &st) == 0 && (size_t)st.st_size > PROF_REPORT_MAX_HEATMAP) {
+		char size[32];
+
+		free(p);
+		subsection(o, name);
+		prof_output_puts(o, "<p class=\"note\">Too large to embed (");
+		prof_html_text(o, size, strlen(prof_fmt_bytes(size, sizeof(size), (double)st.st_size)));
+		prof_output_puts(o, "): <a href=\"");
+		prof_html_text(o, name, strlen(name));
+		prof_output_puts(o, "\">open it beside this page</a>.</p>\n");
+		prof_html_section_end(o);
+		return 0;
+	}
+	html = prof_read_file_max(p, PROF_REPORT_MAX_HEATMAP, &len);
 	free(p);
 	if (!html)
 		return -1;
