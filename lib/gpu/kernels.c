@@ -343,7 +343,9 @@ static const char *folded_stack(struct run *r, struct proc *p, uint32_t id)
 		return s->folded;
 	if (!p->as) {
 		p->as = prof_addrspace_new(r->sym, (pid_t)p->hd.pid);
-		prof_addrspace_load_maps(p->as, p->maps);
+		/* none when the process did not end normally (said already): frames unknown */
+		if (access(p->maps, R_OK) == 0)
+			prof_addrspace_load_maps(p->as, p->maps);
 	}
 	while (first < s->n && cuda_internal(p, s->pcs[first]))
 		first++;
