@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/hashmap.h"
 #include "base/proc.h"
+#include "base/units.h"
 #include "core/meta.h"
 #include "core/stack.h"
 #include "io/output.h"
@@ -144,14 +145,6 @@ static void one_thread(void *ctx, const struct prof_python_thread *t)
 	rec->samples++;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Whether the process has ended (a child is left for its parent to reap). */
 static int ended(const struct prof_python_recording *rec)
 {
@@ -169,7 +162,7 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 {
 	struct prof_python *p = NULL;
 	struct tick k = { .rec = rec, .w = w, .stacks = stacks };
-	uint64_t period = 1000000000u / (rec->freq ? rec->freq : 99), start = now_ns();
+	uint64_t period = 1000000000u / (rec->freq ? rec->freq : 99), start = prof_now_ns();
 	uint64_t next = start, end = rec->duration > 0 ? start + (uint64_t)(rec->duration * 1e9) : 0;
 	char err[512] = "";
 	int rc = 0;
@@ -192,7 +185,7 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 		 */
 		jitter = jitter * 6364136223846793005ULL + 1442695040888963407ULL;
 		next += period / 2 + (jitter >> 33) % (period + 1);
-		k.now = now_ns();
+		k.now = prof_now_ns();
 		if (k.now > next + 10 * period)	/* fell behind (suspended): skip, never burst */
 			next = k.now + period;
 		rec->ticks++;
@@ -246,7 +239,7 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 	struct prof_stacks stacks;
 	struct prof_sample_writer w;
 	struct prof_meta meta = PROF_META_INIT;
-	uint64_t start = now_ns();
+	uint64_t start = prof_now_ns();
 	int rc, status = 0;
 
 	if (child) {
@@ -282,7 +275,7 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 	else
 		prof_output_abort(out);
 	prof_info(1, "Python %s, %.1f s, %llu samples, %llu torn stacks dropped",
-		  rec->version[0] ? rec->version : "?", (double)(now_ns() - start) / 1e9,
+		  rec->version[0] ? rec->version : "?", (double)(prof_now_ns() - start) / 1e9,
 		  (unsigned long long)rec->samples, (unsigned long long)rec->torn);
 	if (child) {
 		if (!ended(rec) && (*stop || rec->duration > 0))

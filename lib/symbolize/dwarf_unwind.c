@@ -339,17 +339,6 @@ static int in_file_code(const struct prof_unwinder *u, uint64_t addr)
 }
 
 /*
- * Whether addr is code a JIT compiler wrote and named in the process's
- * /tmp/perf-PID.map (jitmap.c). Not "in no file's mapping": memory made
- * executable by mprotect(2), as CPython's trampolines are, has no mmap
- * record, and an address can still show a file unmapped since.
- */
-static int in_jit_code(const struct prof_unwinder *u, uint64_t addr)
-{
-	return prof_sym_jit_find(u->as, addr) != NULL;
-}
-
-/*
  * The walk stopped in JIT code, which has no CFI for libdwfl (nor a frame
  * pointer there, or libdwfl's own fallback would have gone on). Step out
  * of the last frame by a rule JIT code is known to keep, and set
@@ -364,28 +353,36 @@ static int in_jit_code(const struct prof_unwinder *u, uint64_t addr)
  */
 static int jit_step(struct prof_unwinder *u)
 {
-	uint64_t pc = u->ips[u->nips - 1], sp, ra;
+	uint64_t pc = u->ips[u->nips - 1], sp, ra, at = 8;
+	const struct jitsym *j = prof_sym_jit_symbol(u->as, pc);
 	static const int dwarf_of[R_COUNT] = {
 		[R_AX] = 0, [R_DX] = 1, [R_CX] = 2, [R_BX] = 3, [R_SI] = 4, [R_DI] = 5,
 		[R_BP] = 6, [R_SP] = 7, [R_R8] = 8, [R_R9] = 9, [R_R10] = 10, [R_R11] = 11,
 		[R_R12] = 12, [R_R13] = 13, [R_R14] = 14, [R_R15] = 15, [R_IP] = 16,
 	};
 
-	if (!in_jit_code(u, pc) || !(u->last_set & (1u << 7)))
+	if (!j || !(u->last_set & (1u << 7)))
 		return -1;
+	/*
+	 * The sampled instruction itself (not a return address) may be the
+	 * trampoline's first, before it moved SP, or its last, the ret: the
+	 * return address is at SP then.
+	 */
+	if (u->nips == 1 && (pc == j->start || pc + 1 == j->end))
+		at = 0;
 	sp = u->last[7];
-	if (sp < u->sp || sp - u->sp + 16 > u->stack_len)
+	if (sp < u->sp || sp - u->sp + at + 8 > u->stack_len)
 		return -1;
-	memcpy(&ra, u->stack + (sp - u->sp) + 8, 8);
+	memcpy(&ra, u->stack + (sp - u->sp) + at, 8);
 	if (!in_file_code(u, ra))
 		return -1;
 	for (int r = 0; r < R_COUNT; r++)
 		u->restart[r] = u->last_set & (1u << dwarf_of[r]) ? u->last[dwarf_of[r]] : 0;
 	/* a trampoline that keeps a frame pointer (push %rbp; mov %rsp,%rbp):
 	 * the caller's is the word below the return address */
-	if (u->restart[R_BP] == sp)
+	if (at && u->restart[R_BP] == sp)
 		memcpy(&u->restart[R_BP], u->stack + (sp - u->sp), 8);
-	u->restart[R_SP] = sp + 16;
+	u->restart[R_SP] = sp + at + 8;
 	u->restart[R_IP] = ra;
 	return 0;
 }

@@ -415,6 +415,9 @@ int prof_sym_parse_perfmap_line(const char *line, uint64_t *start, uint64_t *siz
  */
 const char *prof_sym_jit_find(struct prof_addrspace *as, uint64_t addr);
 
+/* The same lookup, giving the symbol's bounds too (NULL: none). */
+const struct jitsym *prof_sym_jit_symbol(struct prof_addrspace *as, uint64_t addr);
+
 /* Forget the JIT symbols (exec, free). */
 void prof_sym_jit_release(struct prof_addrspace *as);
 

@@ -216,7 +216,7 @@ static void jitdump_load(struct prof_addrspace *as)
 		qsort(as->jd, as->njd, sizeof(*as->jd), jit_cmp);
 }
 
-static const char *jit_lookup(const struct jitsym *t, size_t n, uint64_t addr)
+static const struct jitsym *jit_lookup(const struct jitsym *t, size_t n, uint64_t addr)
 {
 	size_t i;
 
@@ -224,24 +224,40 @@ static const char *jit_lookup(const struct jitsym *t, size_t n, uint64_t addr)
 		return NULL;
 	i = prof_sym_bisect(t, n, sizeof(*t), addr);
 	if (i && addr < t[i - 1].end)
-		return t[i - 1].name;
+		return &t[i - 1];
 	return NULL;
+}
+
+/* Both sources read again: what changed of them. */
+static void jit_reload(struct prof_addrspace *as, uint64_t now)
+{
+	as->jit_checked = now;
+	jit_load(as);
+	jitdump_load(as);
+}
+
+static const struct jitsym *jit_find_loaded(const struct prof_addrspace *as, uint64_t addr)
+{
+	const struct jitsym *j = jit_lookup(as->jit, as->njit, addr);
+
+	return j ? j : jit_lookup(as->jd, as->njd, addr);
 }
 
 const char *prof_sym_jit_find(struct prof_addrspace *as, uint64_t addr)
 {
+	const struct jitsym *j = prof_sym_jit_symbol(as, addr);
+
+	return j ? j->name : NULL;
+}
+
+const struct jitsym *prof_sym_jit_symbol(struct prof_addrspace *as, uint64_t addr)
+{
 	uint64_t now = prof_now_ns();
+	const struct jitsym *name;
 
-	const char *name;
-
-	if (!as->jit_checked || now - as->jit_checked > RECHECK_NS) {
-		as->jit_checked = now;
-		jit_load(as);
-		jitdump_load(as);
-	}
-	name = jit_lookup(as->jit, as->njit, addr);
-	if (!name)
-		name = jit_lookup(as->jd, as->njd, addr);
+	if (!as->jit_checked || now - as->jit_checked > RECHECK_NS)
+		jit_reload(as, now);
+	name = jit_find_loaded(as, addr);
 	/*
 	 * Not there: the code may be newer than the last look (a recording
 	 * drains its samples in bursts, all inside one 50 ms). Look again
@@ -249,12 +265,8 @@ const char *prof_sym_jit_find(struct prof_addrspace *as, uint64_t addr)
 	 * gained.
 	 */
 	if (!name && now - as->jit_checked > RECHECK_MISS_NS) {
-		as->jit_checked = now;
-		jit_load(as);
-		jitdump_load(as);
-		name = jit_lookup(as->jit, as->njit, addr);
-		if (!name)
-			name = jit_lookup(as->jd, as->njd, addr);
+		jit_reload(as, now);
+		name = jit_find_loaded(as, addr);
 	}
 	return name;
 }
