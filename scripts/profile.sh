@@ -545,7 +545,8 @@ mode_memory() {
 		echo "$PROG: $note" >>"$OUT/memory.log"
 	fi
 	# count and temp (allocations, temporary ones) feed the report's
-	# summary and its temporary allocations finding; not drawn
+	# summary and its temporary allocations finding, and are drawn beside
+	# the bytes (heaptrack's views): how often, not only how much
 	for kind in alloc leak peak count temp; do
 		for role in program launcher; do
 			set --
@@ -559,8 +560,13 @@ mode_memory() {
 				continue
 			fi
 			"$(tool proffold)" -q -o "$OUT/memory-$kind.folded" "$@" || continue
-			if [ "$kind" != count ] && [ "$kind" != temp ] && grep -qv '^#' "$OUT/memory-$kind.folded"; then
-				"$(tool profflame)" --colors mem --countname bytes --title "Memory ($kind): $CMDLINE" \
+			case $kind in
+			count) _unit=allocations _what=allocations ;;
+			temp) _unit=allocations _what="temporary allocations" ;;
+			*) _unit=bytes _what=$kind ;;
+			esac
+			if grep -qv '^#' "$OUT/memory-$kind.folded"; then
+				"$(tool profflame)" --colors mem --countname "$_unit" --title "Memory ($_what): $CMDLINE" \
 					-o "$OUT/memory-$kind.svg" "$OUT/memory-$kind.folded"
 			fi
 		done

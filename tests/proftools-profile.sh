@@ -219,6 +219,24 @@ else
 	fail "build temps.c" "$(head -c 300 "$TMP/cc.err")"
 fi
 
+# allocation counts and temporary allocations drawn beside the bytes (issue 24 point 3)
+if $CC -O0 -fno-builtin -g -fno-omit-frame-pointer -o "$TMP/heap-temp" "$TESTS/data/heap-temp.c" 2>"$TMP/cc.err"; then
+	run "$W" memory -q -o mt -- "$TMP/heap-temp"
+	if [ "$STATUS" = 0 ] && grep -q '<title>temp_work (10,000 allocations, ' mt/memory-temp.svg &&
+		! grep -q '<title>keep_work' mt/memory-temp.svg &&
+		grep -q '<title>keep_work (1,000 allocations, ' mt/memory-count.svg &&
+		grep -q '<title>temp_work (10,000 allocations, ' mt/memory-count.svg &&
+		grep -q '<title>keep_work (1,000,000 bytes, ' mt/memory-alloc.svg &&
+		grep -q 'Temporary allocations (freed before' mt/index.html &&
+		grep -q 'Allocations (how many' mt/index.html; then
+		pass "memory: allocation counts and temporary allocations drawn beside the bytes, in the report"
+	else
+		fail "memory: counts and temporary allocations" "exit $STATUS: $(ls mt 2>&1 | tr '\n' ' ')"
+	fi
+else
+	fail "build tests/data/heap-temp.c" "$(head -c 300 "$TMP/cc.err")"
+fi
+
 # ---- memory mode through a shell shim (a version manager's, as pyenv's)
 # The shim (#!/usr/bin/env bash) execs a launcher script, which forks
 # helpers to find the version, then execs the program: env, bash, env,

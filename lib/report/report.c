@@ -53,6 +53,9 @@ static const struct { const char *name, *words; } file_words[] = {
 	{ "memory-alloc.svg", "Bytes allocated, by call stack" },
 	{ "memory-leak.svg", "Bytes leaked (still allocated at exit), by call stack" },
 	{ "memory-peak.svg", "Bytes live at the peak of the heap, by call stack" },
+	{ "memory-count.svg", "Allocations (how many, whatever their size), by call stack" },
+	{ "memory-temp.svg", "Temporary allocations (freed before their thread allocated anything "
+	  "else), by call stack" },
 	{ "memory.log", "What profheap said" },
 	{ "gpu-kernels.svg", "Flame graph of the GPU time: CUDA kernels under their CPU call stacks" },
 	{ "gpu-kernels.top.tsv", "The GPU kernels that took the most time" },
