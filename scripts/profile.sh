@@ -573,6 +573,29 @@ mode_memory() {
 	done
 }
 
+# kernel_track KERNELS_TSV: the kernel track of "Over time": per 100 ms
+# (profgpu's interval) and device, the GPU time of its kernels in percent
+# of the interval, summed over streams (so it may pass 100), idle
+# intervals included.
+kernel_track() {
+	LC_ALL=C awk -F'\t' -v I=100000000 '
+	NR > 1 && $9 == "kernel" && $2 > $1 && $1 >= 0 {
+		dev[$6] = 1
+		for (b = int($1 / I); b * I < $2; b++) {
+			lo = b * I > $1 ? b * I : $1
+			hi = (b + 1) * I < $2 ? (b + 1) * I : $2
+			busy[$6, b] += hi - lo
+			if (b > last) last = b
+		}
+	}
+	END {
+		print "time_ns\tgpu\tkernel_pct"
+		for (b = 0; b <= last; b++)
+			for (d in dev)
+				printf "%d\t%s\t%.1f\n", b * I, d, 100 * busy[d, b] / I
+	}' "$1"
+}
+
 mode_gpu() {
 	say "gpu: sampling $*"
 	host= kern=
@@ -583,14 +606,17 @@ mode_gpu() {
 	# One word, whatever $OUT holds (spaces included).
 	run_tee "$OUT/gpu.log" profgpu "$(tool profgpu)" -o "$OUT/gpu.tsv" \
 		${host:+"--host-output=$OUT/host.tsv"} \
-		${kern:+"--kernels=$OUT/gpu-kernels.tsv.zst"} ${kern:+"--kernel-stacks=$OUT/gpu-kernels.folded"} \
+		${kern:+"--kernels=$WORK/kernels.tsv"} ${kern:+"--kernel-stacks=$OUT/gpu-kernels.folded"} \
 		-- "$@"
 	meta gpu_wall_s "$WALL"
 	[ -n "$kern" ] || return 0
 	if ! grep -q . "$OUT/gpu-kernels.folded" 2>/dev/null; then
-		rm -f "$OUT/gpu-kernels.folded" "$OUT/gpu-kernels.tsv.zst"
+		rm -f "$OUT/gpu-kernels.folded"
 		return 0
 	fi
+	# Every kernel and copy, kept compressed (the report shows the rest)
+	gzip -c "$WORK/kernels.tsv" >"$OUT/gpu-kernels.tsv.gz" || warn "gpu: cannot write gpu-kernels.tsv.gz"
+	kernel_track "$WORK/kernels.tsv" >"$OUT/gpu-kernels.timeline.tsv"
 	# The GPU flame graph, and the kernels ranked by GPU time (leaves: self time)
 	"$(tool profflame)" --colors aqua --countname ns --title "GPU kernels: $CMDLINE" \
 		-o "$OUT/gpu-kernels.svg" "$OUT/gpu-kernels.folded" || warn "gpu: the GPU flame graph failed"

@@ -46,19 +46,21 @@ else
 	fail "gpu mode" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 fi
 
-[ ! -e g/gpu-kernels.svg ] && [ ! -e g/gpu-kernels.folded ] && [ ! -e g/gpu-kernels.tsv.zst ] &&
+[ ! -e g/gpu-kernels.svg ] && [ ! -e g/gpu-kernels.folded ] && [ ! -e g/gpu-kernels.tsv.gz ] &&
 	pass "gpu: a command without CUDA leaves no kernel files" ||
 	fail "gpu: a command without CUDA leaves no kernel files" "$(ls g)"
 
 # ---- gpu mode on a CUDA program (tests/fake-cupti): the kernels, their flame graph
 if [ -f "$BIN/libprofgpu-cupti.so" ] && sh "$TESTS/fake-cupti/build.sh" "$TMP/cuda" 2>"$TMP/cc.err"; then
 	run env LD_LIBRARY_PATH="$TMP/cuda" PROFGPU_CUPTI="$TMP/cuda/libcupti.so" \
-		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o k -- "$TMP/cuda/app" mix
-	if [ "$STATUS" = 5 ] && grep -q attention_layer k/gpu-kernels.svg 2>/dev/null &&
+		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o k -- "$TMP/cuda/app" track
+	if [ "$STATUS" = 0 ] && grep -q attention_layer k/gpu-kernels.svg 2>/dev/null &&
 	   grep -q 'attention(float const\*, float\*, int)' k/gpu-kernels.top.tsv &&
 	   grep -q 'gpu-kernels.svg' k/index.html && grep -q 'Total Time (ns)' k/gpu.log &&
-	   [ -s k/gpu-kernels.tsv.zst ]; then
-		pass "gpu: CUDA kernels recorded: flame graph, ranking and summary in the report"
+	   [ "$(awk -F'\t' 'NR > 1 { n++ } END { print n + 0 }' k/gpu-kernels.timeline.tsv)" -ge 3 ] &&
+	   [ -s k/gpu-kernels.tsv.gz ] && grep -q 'CUDA kernels running' k/index.html &&
+	   awk -F'\t' 'NR > 1 && $3 > 0 { n++ } END { exit !(n >= 1) }' k/gpu-kernels.timeline.tsv; then
+		pass "gpu: CUDA kernels recorded: flame graph, ranking, summary and kernel track in the report"
 	else
 		fail "gpu: CUDA kernels recorded" "exit $STATUS: $(ls k | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
 	fi

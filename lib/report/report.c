@@ -36,7 +36,9 @@ static const struct section {
 };
 
 /* The timeline files, drawn in "Over time" in this order. */
-static const char *const timelines[] = { "host.tsv", "gpu.tsv", "memory.timeline.tsv", NULL };
+static const char *const timelines[] = { "host.tsv", "gpu.tsv", "gpu-kernels.timeline.tsv",
+					 "memory.timeline.tsv", NULL };
+#define NTIMELINES 4
 
 /* What a file of the run holds, in words (its name is shown beside). */
 static const struct { const char *name, *words; } file_words[] = {
@@ -67,16 +69,18 @@ static const struct { const char *name, *words; } file_words[] = {
 };
 
 /*
- * Timeline columns in words (host.tsv, gpu.tsv, memory.timeline.tsv);
+ * Timeline columns in words (host.tsv, gpu.tsv, gpu-kernels.timeline.tsv,
+ * memory.timeline.tsv);
  * the first NFIRST are shown open, the rest under "More over time".
  */
-#define NFIRST 6
+#define NFIRST 7
 static const struct { const char *file, *column, *words; } column_words[] = {
 	{ "host.tsv", "cpu_pct", "CPU use of the command (% of one core)" },
 	{ "host.tsv", "rss_bytes", "Resident memory (RSS) of the command" },
 	{ "gpu.tsv", "util_pct", "GPU utilisation" },
 	{ "gpu.tsv", "mem_used_bytes", "GPU memory used" },
 	{ "gpu.tsv", "power_w", "GPU power" },
+	{ "gpu-kernels.timeline.tsv", "kernel_pct", "CUDA kernels running (% of each interval, all streams)" },
 	{ "memory.timeline.tsv", "live_bytes", "Heap: bytes live (memory run)" },
 	{ "host.tsv", "host_cpu_pct", "CPU use of the host (% of all cores)" },
 	{ "host.tsv", "procs", "Processes of the command" },
@@ -569,8 +573,8 @@ static const char *column_title(const char *file, const char *column)
 static int show_timelines(struct prof_output *o, const char *dir, struct files *f,
 			  const struct prof_report_facts *facts, unsigned long *bad)
 {
-	struct prof_table t[3];
-	int have[3] = { 0, 0, 0 }, any = 0, drawn = 0, opened = 0;
+	struct prof_table t[NTIMELINES];
+	int have[NTIMELINES] = { 0 }, any = 0, drawn = 0, opened = 0;
 	struct prof_chart_axis axis = { 0 };
 	double *marks = NULL;
 	const char **labels = NULL;
@@ -613,7 +617,7 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 			    "its run's command (the host monitor and the GPU are sampled in the gpu run, the "
 			    "heap in the memory run)");
 	prof_output_puts(o, axis.nmarks ? "; red lines: alerts.</p>\n" : ".</p>\n");
-	done = xcalloc(64 * 3, 1);
+	done = xcalloc(64 * NTIMELINES, 1);
 	/* first the ones the eye compares (column_words' first NFIRST), then the rest */
 	for (size_t w = 0; w < NFIRST; w++)
 		for (size_t k = 0; timelines[k]; k++) {

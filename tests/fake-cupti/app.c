@@ -91,6 +91,16 @@ int main(int argc, char **argv)
 		cuCtxDestroy_(ctx0);
 		return 0;
 	}
+	if (strcmp(s, "track") == 0) {
+		/* busy for longer: 1, 2, 3 kernels in successive 100 ms */
+		for (int i = 1; i <= 3; i++) {
+			for (int j = 0; j < i; j++)
+				attention_layer(1);
+			usleep(100000);
+		}
+		cuCtxDestroy_(ctx0);
+		return 0;
+	}
 	if (strcmp(s, "drop") == 0) {
 		for (int i = 0; i < 500; i++)
 			attention_layer(1);
