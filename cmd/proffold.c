@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 				 c.out_format == OUT_PPROF ? "pprof" : "speedscope");
 	/* speedscope: a profile per thread, unless a rewrite moves the root */
 	c.split_threads = c.out_format == OUT_SPEEDSCOPE && !c.read.include_pid && !c.xf.strip_comm &&
-			  !c.xf.reverse && !c.xf.skip_after;
+			  !c.xf.reverse && !c.xf.skip_after && !c.xf.nbase;
 	c.read.include_tid |= c.split_threads;
 	if (c.out_format) {	/* count samples (column 2) as they are read */
 		c.read.on_sample = prof_pprof_on_sample;
@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 		rval = 1;
 	/* --top's hottest path merges threads, unless the roots moved (core/top.h) */
 	c.top_opts.merge_roots = prof_profile_roots_are_threads(&meta) && !c.xf.strip_comm &&
-				 !c.xf.skip_after && !c.xf.reverse;
+				 !c.xf.skip_after && !c.xf.reverse && !c.xf.nbase;
 	if (prof_transform_active(&c.xf)) {
 		prof_stacks_init(&xt, t.nweights);
 		prof_transform_apply(&c.xf, &t, &xt);

@@ -376,6 +376,11 @@ F;y;z 5" "$F" --no-header --callees F "$TMP/sw.folded"
 "$F" --callees F --top 3 --human "$TMP/sw.folded" >"$TMP/sw.top"
 check "--callees --top: where F's time goes, of its 20" 0 "   1          12  60.00%          12  60.00%  x  <- hot (self >= 5%)" \
 	sed -n 3p "$TMP/sw.top"
+# rooted at F, the roots are no longer threads: the path starts at F
+printf '# source=profrec unit=ns\nworker-0;start_thread;F;hot 30\nworker-1;start_thread;F;hot 30\nworker-2;start_thread;F;cold 20\n' >"$TMP/cf.folded"
+"$F" --callees F --top 2 --human "$TMP/cf.folded" >"$TMP/cf.top"
+check "--callees of a profrec profile: the hottest path starts at F, not below it" 0 \
+	"hottest path (75.00%): F > hot" tail -n 1 "$TMP/cf.top"
 check_error "--callers of a function no stack holds: said, exit 1" 1 "no stack contains 'nope'" \
 	"$F" --callers nope "$TMP/sw.folded"
 check_error "--callers and --callees together: usage" 2 "one at a time" \
