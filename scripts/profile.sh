@@ -669,6 +669,8 @@ profiles_of() {
 	gpu|compare) ;;
 	*) for _n in $PROFILES; do [ ! -e "$1/$_n.folded" ] || echo "$_n"; done ;;
 	esac
+	# CUDA kernels (gpu, all): when the command used CUDA
+	case $_mode in compare|cpu|offcpu|memory) ;; *) [ ! -e "$1/gpu-kernels.folded" ] || echo gpu-kernels ;; esac
 }
 
 # check_profile FILE: dies naming FILE unless it is a readable regular

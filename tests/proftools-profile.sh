@@ -64,6 +64,16 @@ if [ -f "$BIN/libprofgpu-cupti.so" ] && sh "$TESTS/fake-cupti/build.sh" "$TMP/cu
 	else
 		fail "gpu: CUDA kernels recorded" "exit $STATUS: $(ls k | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
 	fi
+	# compare: two CUDA runs, kernel by kernel
+	run env LD_LIBRARY_PATH="$TMP/cuda" PROFGPU_CUPTI="$TMP/cuda/libcupti.so" \
+		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o k2 -- "$TMP/cuda/app" mix
+	run "$W" compare -q -o kc k k2
+	if [ "$STATUS" = 0 ] && grep -q 'attention' kc/compare-gpu-kernels.tsv 2>/dev/null &&
+	   [ -s kc/compare-gpu-kernels-diff.svg ]; then
+		pass "compare: two CUDA runs compared kernel by kernel"
+	else
+		fail "compare: two CUDA runs compared kernel by kernel" "exit $STATUS: $(ls kc 2>&1 | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
+	fi
 else
 	skip "gpu: CUDA kernels recorded" "no libprofgpu-cupti.so or no C compiler"
 fi
