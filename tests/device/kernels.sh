@@ -51,7 +51,8 @@ else
 	command -v nvcc >/dev/null 2>&1 || { echo "kernels.sh: nvcc needed" >&2; exit 2; }
 	python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
 		{ echo "kernels.sh: python3 with PyTorch and a CUDA GPU needed (DRY_RUN=1 to check the script)" >&2; exit 2; }
-	nvcc -O2 -g -Xcompiler -fno-omit-frame-pointer -o "$OUT/kernels" "$TOP/tests/device/kernels.cu" ||
+	nvcc -O2 -g -Xcompiler -fno-omit-frame-pointer,-fno-optimize-sibling-calls \
+		-o "$OUT/kernels" "$TOP/tests/device/kernels.cu" ||
 		exit 2
 	PROG="$OUT/kernels"
 	HEAVY_FN=launch_heavy HEAVY_K='heavy(' LIGHT_FN=launch_light LIGHT_K='light('
