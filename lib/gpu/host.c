@@ -197,8 +197,10 @@ static uint64_t status_count(const char *status, const char *key)
 /*
  * The context switches of pid's threads: /proc/PID/status counts only
  * the main thread's, each thread's are in /proc/PID/task/TID/status.
+ * Without a task directory (a test root, a process just gone): the main
+ * thread's, from status (its text in buf).
  */
-static uint64_t thread_switches(const struct prof_host *h, pid_t pid)
+static uint64_t thread_switches(const struct prof_host *h, pid_t pid, const char *status)
 {
 	char path[1024], buf[4096];
 	struct dirent *e;
@@ -207,7 +209,8 @@ static uint64_t thread_switches(const struct prof_host *h, pid_t pid)
 
 	snprintf(path, sizeof(path), "%s/%d/task", h->proc, (int)pid);
 	if (!(d = opendir(path)))
-		return 0;
+		return status_count(status, "\nvoluntary_ctxt_switches:") +
+		       status_count(status, "\nnonvoluntary_ctxt_switches:");
 	while ((e = readdir(d))) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
@@ -251,7 +254,7 @@ static void sample_tree(struct prof_host *h, struct prof_host_sample *s,
 			/* A peak between two samples: the kernel's high-water mark. */
 			if (hwm > h->peak_rss)
 				h->peak_rss = hwm;
-			c->ctx_switches += p->threads > 1 ? thread_switches(h, p->pid) :
+			c->ctx_switches += p->threads > 1 ? thread_switches(h, p->pid, buf) :
 				status_count(buf, "\nvoluntary_ctxt_switches:") +
 				status_count(buf, "\nnonvoluntary_ctxt_switches:");
 		}
@@ -412,8 +415,12 @@ void prof_host_note_peak(struct prof_host *h, uint64_t rss)
 
 void prof_host_sample(struct prof_host *h, uint64_t time_ns, struct prof_host_sample *s)
 {
-	/* Rates over the time between the reads, not between the rounds' stamps. */
-	struct prof_host_counters c = { .time_ns = prof_now_ns() };
+	/*
+	 * Rates over the time between the reads, not between the rounds'
+	 * stamps; a test root (PROFGPU_PROC_ROOT) holds files, not a clock:
+	 * its rates are over the stamps given.
+	 */
+	struct prof_host_counters c = { .time_ns = h->real_proc ? prof_now_ns() : time_ns };
 
 	memset(s, 0, sizeof(*s));
 	s->time_ns = time_ns;

@@ -3,6 +3,7 @@
  * per-process rows of a command's tree, and push devices (recorded and
  * live input, stamps, counts, malformed records, end of input). */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "base/proc.h"
@@ -202,9 +203,13 @@ struct run {
 	int saved_stderr;
 };
 
+/* The run's signals, as profgpu watches them (sampler.h: never NULL). */
+static struct prof_sigwatch signals;
+
 static void run_begin(struct run *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->cfg.signals = &signals;
 	snprintf(r->out_path, sizeof(r->out_path), "%s/out.tsv", tmpdir);
 	snprintf(r->procs_path, sizeof(r->procs_path), "%s/procs.tsv", tmpdir);
 	snprintf(r->err_path, sizeof(r->err_path), "%s/stderr", tmpdir);
@@ -606,6 +611,7 @@ int main(void)
 		return 1;
 	prof_set_progname("profgpu");
 	prof_verbosity = 0;	/* no human summary unless a test asks */
+	prof_sigwatch_start(&signals, (const int[]){ SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, 0 });
 
 	test_virtual_clock_rows();
 	test_virtual_clock_duration();
