@@ -89,7 +89,9 @@ static const char help_text[] =
 
 enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_IDLE, OPT_KEEP, OPT_LINES,
        OPT_MAX_BYTES, OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU,
-       OPT_PROCESSES, OPT_PYTHON, OPT_ROTATE, OPT_NO_RUNTIME_PERF };
+       OPT_PROCESSES, OPT_ROTATE };
+
+static int use_python, no_runtime_perf;	/* set by getopt_long itself (longopts) */
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -110,12 +112,12 @@ static const struct option longopts[] = {
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-	{ "no-runtime-perf", no_argument, NULL, OPT_NO_RUNTIME_PERF },
+	{ "no-runtime-perf", no_argument, &no_runtime_perf, 1 },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "processes", required_argument, NULL, OPT_PROCESSES },
-	{ "python", no_argument, NULL, OPT_PYTHON },
+	{ "python", no_argument, &use_python, 1 },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
 	{ "tid", required_argument, NULL, 't' },
@@ -133,7 +135,7 @@ struct args {
 	int *pids;
 	double duration;
 	const char *output;
-	int quiet, no_header, use_python, no_runtime_perf;
+	int quiet, no_header;
 };
 
 static volatile sig_atomic_t stop_signal, stop_count;
@@ -268,9 +270,6 @@ static int parse_options(struct args *a, int argc, char **argv)
 		case OPT_NO_INLINE:
 			o->no_inline = 1;
 			break;
-		case OPT_NO_RUNTIME_PERF:
-			a->no_runtime_perf = 1;
-			break;
 		case OPT_OFF_CPU:
 			offcpu = 1;
 			break;
@@ -280,8 +279,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 		case OPT_IDLE:
 			a->python.idle = 1;
 			break;
-		case OPT_PYTHON:
-			a->use_python = 1;
+		case 0:		/* a flag (use_python, no_runtime_perf) */
 			break;
 		case OPT_KEEP:
 		case OPT_MAX_BYTES:
@@ -304,7 +302,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 	if (offcpu) {
 		o->offcpu_event = o->nevents;
 		o->events[o->nevents++] = &prof_event_offcpu;
-	} else if (!o->nevents && !a->use_python) {
+	} else if (!o->nevents && !use_python) {
 		o->events[o->nevents++] = prof_event_find("cpu-clock");
 	}
 	if (o->call_graph == PROF_CALL_GRAPH_DWARF && !m_set)
@@ -327,7 +325,7 @@ static void validate(struct args *a, int argc, char **argv)
 	a->opt.folded |= !a->rotate.interval_s && prof_folded_name(a->output);
 	if (a->no_header && !a->opt.folded)
 		prof_usage_error(SYNOPSIS, "--no-header needs --folded");
-	if (a->use_python && (a->target.all_cpus || a->target.tid_only || a->target.npids > 1 ||
+	if (use_python && (a->target.all_cpus || a->target.tid_only || a->target.npids > 1 ||
 			      a->opt.period || a->opt.nevents || a->rotate.interval_s || a->opt.processes))
 		prof_usage_error(SYNOPSIS, "--python takes a command or one -p PID, and none of -a, -t, -c, -e, --off-cpu, --processes, --rotate");
 	a->python.pid = a->target.npids ? a->pids[0] : 0;
@@ -336,7 +334,7 @@ static void validate(struct args *a, int argc, char **argv)
 		prof_usage_error(SYNOPSIS, "--folded (or -o NAME.folded) takes one event (several events: write the TSV and fold it with proffold)");
 	if (argc > 0)
 		a->target.argv = argv;
-	if (argc > 0 && !a->no_runtime_perf && !a->use_python)
+	if (argc > 0 && !no_runtime_perf && !use_python)
 		a->opt.runtime_perf = prof_runtime_perf_enable();	/* said by the summary */
 }
 
@@ -409,7 +407,7 @@ int main(int argc, char **argv)
 		return PROF_EXIT_FAIL;
 	}
 	a.target.child = a.child.pid;
-	if (a.use_python) {	/* Python stacks read from its memory: no perf events */
+	if (use_python) {	/* Python stacks read from its memory: no perf events */
 		status = prof_python_profile(&a.python, a.target.argv ? &a.child : NULL,
 					     a.target.argv, out, a.no_header, &stop_signal);
 		if (convert && status == 0 && convert(tsv, converted) != 0)

@@ -2,10 +2,12 @@
  * profrec --python's sampling loop (record.h).
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "base/hashmap.h"
 #include "base/proc.h"
 #include "base/units.h"
+#include "base/xalloc.h"
 #include "core/meta.h"
 #include "core/stack.h"
 #include "io/output.h"
@@ -27,43 +30,55 @@ struct tick {
 	struct prof_sample_writer *w;
 	struct prof_stacks *stacks;
 	uint64_t now, weight;
-	int cpu_weights;		/* weights from the threads' CPU time (sched) */
-	struct prof_hashmap cpu_ns;	/* tid -> CPU ns at its last sample */
+	int cpu_weights;		/* weights from the threads' task-clock counters */
+	struct prof_hashmap clocks;	/* tid -> struct thread_clock */
+	/* this tick's samples, weighed once all are read */
+	struct prof_sample_row *rows;
+	char (*comms)[64];
+	size_t nrows, rows_cap, comms_cap;
 	uint32_t frames[1025];
 };
 
-/*
- * The CPU time of a thread so far, in ns, from the scheduler's
- * se.sum_exec_runtime (/proc/PID/task/TID/sched, milliseconds with six
- * decimals; kernels built with CONFIG_SCHED_DEBUG); -1 when unreadable.
- */
-static int64_t thread_cpu_ns(pid_t pid, pid_t tid)
-{
-	char path[64], buf[4096], *at;
-	unsigned long long ms, frac = 0;
-	int fd, ndigits = 0;
-	ssize_t n;
+/* A thread's task-clock counter and what it read at its last sample. */
+struct thread_clock {
+	int fd;			/* -1: could not be opened */
+	uint64_t last;
+};
 
-	if (tid)
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", (int)pid, (int)tid);
-	else
-		snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+/*
+ * The CPU time tid ran since its last sample, in ns, from a task-clock
+ * perf counter of its own (read(2) brings a running thread's count up to
+ * date, as perf stat's does). Not a thread's se.sum_exec_runtime
+ * (/proc/PID/task/TID/sched), nor the process's CPU clock read from
+ * outside: both are brought up to date only at a scheduler tick or when
+ * the thread reads its own clock, and a loop that read time.process_time()
+ * moved a 75/25 split to 89/11. Returns 0 at the first sample of a
+ * thread; -1 when the counter cannot be had (perf_event_paranoid).
+ */
+static int64_t thread_cpu_delta(struct tick *k, pid_t tid)
+{
+	int added;
+	struct thread_clock *c = prof_hashmap_put(&k->clocks, (uint64_t)tid, &added);
+	uint64_t now, d;
+
+	if (added) {
+		struct perf_event_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_TASK_CLOCK;
+		c->fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		c->last = 0;
+		if (c->fd >= 0 && read(c->fd, &c->last, sizeof(c->last)) != (ssize_t)sizeof(c->last))
+			c->last = 0;
+		return c->fd >= 0 ? 0 : -1;
+	}
+	if (c->fd < 0 || read(c->fd, &now, sizeof(now)) != (ssize_t)sizeof(now))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	if (!(at = strstr(buf, "se.sum_exec_runtime")) || !(at = strchr(at, ':')))
-		return -1;
-	ms = strtoull(at + 1, &at, 10);
-	if (*at == '.')
-		for (at++; *at >= '0' && *at <= '9' && ndigits < 6; at++, ndigits++)
-			frac = frac * 10 + (unsigned long long)(*at - '0');
-	for (; ndigits < 6; ndigits++)
-		frac *= 10;
-	return (int64_t)(ms * 1000000u + frac);
+	d = now > c->last ? now - c->last : 0;
+	c->last = now;
+	return (int64_t)d;
 }
 
 /*
@@ -98,6 +113,12 @@ static char thread_state(pid_t pid, pid_t tid, char *comm, size_t commlen, int *
 	return close_paren[2];
 }
 
+/* The thread's id (the process's when CPython does not know it). */
+static pid_t row_tid(const struct prof_python_recording *rec, const struct prof_python_thread *t)
+{
+	return t->tid ? t->tid : rec->pid;
+}
+
 static void one_thread(void *ctx, const struct prof_python_thread *t)
 {
 	struct tick *k = ctx;
@@ -105,44 +126,51 @@ static void one_thread(void *ctx, const struct prof_python_thread *t)
 	char comm[64] = "python";
 	int cpu = -1;
 	size_t depth = 0;
-	struct prof_sample_row row = { 0 };
+	struct prof_sample_row *row;
 	char state = t->tid ? thread_state(rec->pid, t->tid, comm, sizeof(comm), &cpu) : 'R';
-	uint64_t weight = k->weight;
+
+	int64_t ran = 0;
 
 	if (!state || (state != 'R' && !rec->idle))
 		return;
-	if (k->cpu_weights && !rec->idle && t->tid) {
-		/*
-		 * The CPU time it ran since its last sample: a thread waiting
-		 * for a CPU on a loaded machine is in state R too, and counting
-		 * it would pile samples on wherever it was preempted.
-		 */
-		int64_t ns = thread_cpu_ns(rec->pid, t->tid);
-		int added;
-		uint64_t *last;
-
-		if (ns < 0)
-			return;
-		last = prof_hashmap_put(&k->cpu_ns, (uint64_t)t->tid, &added);
-		weight = added || (uint64_t)ns < *last ? 0 : (uint64_t)ns - *last;
-		*last = (uint64_t)ns;
-		if (!weight)
+	/*
+	 * Weighed by the CPU time it ran since its last sample: a thread
+	 * that waits for a CPU on a loaded machine is in state R too, and
+	 * counting its ticks would pile them on wherever it was preempted.
+	 */
+	if (k->cpu_weights && (ran = thread_cpu_delta(k, row_tid(rec, t))) <= 0) {
+		if (ran < 0)	/* no counter for it: a tick's weight */
+			ran = (int64_t)k->weight;
+		else
 			return;
 	}
 	if (rec->folded)
 		k->frames[depth++] = prof_stacks_frame(k->stacks, comm, strlen(comm));
 	for (size_t i = 0; i < t->depth && depth < sizeof(k->frames) / sizeof(k->frames[0]); i++)
 		k->frames[depth++] = prof_stacks_frame(k->stacks, t->frames[i], strlen(t->frames[i]));
-	row.time = k->now;
-	row.pid = rec->pid;
-	row.tid = t->tid ? t->tid : rec->pid;
-	row.comm = comm;
-	row.cpu = cpu;
-	row.event = "cpu-clock";
-	row.weight = weight;
-	row.stack = prof_stacks_intern(k->stacks, k->frames, depth);
-	prof_sample_writer_add(k->w, &row);
-	rec->samples++;
+	PROF_GROW(k->rows, k->nrows + 1, k->rows_cap);
+	PROF_GROW(k->comms, k->nrows + 1, k->comms_cap);
+	memcpy(k->comms[k->nrows], comm, sizeof(comm));
+	row = &k->rows[k->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->time = k->now;
+	row->pid = rec->pid;
+	row->tid = row_tid(rec, t);
+	row->cpu = cpu;
+	row->event = "cpu-clock";
+	row->weight = k->cpu_weights ? (uint64_t)ran : k->weight;
+	row->stack = prof_stacks_intern(k->stacks, k->frames, depth);
+}
+
+/* Write this tick's samples (read first, written after: no stack reads wait on output). */
+static void write_tick(struct tick *k)
+{
+	for (size_t i = 0; i < k->nrows; i++) {
+		k->rows[i].comm = k->comms[i];
+		prof_sample_writer_add(k->w, &k->rows[i]);
+		k->rec->samples++;
+	}
+	k->nrows = 0;
 }
 
 /* Whether the process has ended (a child is left for its parent to reap). */
@@ -165,13 +193,13 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 	uint64_t period = 1000000000u / (rec->freq ? rec->freq : 99), start = prof_now_ns();
 	uint64_t next = start, end = rec->duration > 0 ? start + (uint64_t)(rec->duration * 1e9) : 0;
 	char err[512] = "";
-	int rc = 0;
+	int rc = 0, nread, read_errno;
 	uint64_t jitter = (uint64_t)rec->pid * 2654435761u + start;
 
 	/* TSV: ns of CPU; folded: samples, unless CPU time weighs them (ns) */
 	k.cpu_weights = rec->cpu_weights;
-	k.weight = rec->folded && !k.cpu_weights ? 1 : period;
-	prof_hashmap_init(&k.cpu_ns, sizeof(uint64_t));
+	k.weight = rec->folded && !rec->cpu_weights ? 1 : period;
+	prof_hashmap_init(&k.clocks, sizeof(struct thread_clock));
 	while (!*stop && !ended(rec) && (!end || next < end)) {
 		struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
 		int retry = 0;
@@ -200,15 +228,26 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 				continue;
 			snprintf(rec->version, sizeof(rec->version), "%s", prof_python_version(p));
 		}
-		if (prof_python_sample(p, one_thread, &k) < 0 && errno != ESRCH && errno != EFAULT &&
-		    !ended(rec)) {
+		nread = prof_python_sample(p, one_thread, &k);
+		read_errno = errno;
+		write_tick(&k);
+		if (nread < 0 && read_errno != ESRCH && read_errno != EFAULT && !ended(rec)) {
+			errno = read_errno;
 			prof_warn("--python: process %d: cannot read its memory: %s", (int)rec->pid,
 				  strerror(errno));
 			rc = -1;
 			break;
 		}
 	}
-	prof_hashmap_release(&k.cpu_ns);
+	free(k.rows);
+	free(k.comms);
+	for (size_t i = 0; i < prof_hashmap_count(&k.clocks); i++) {
+		struct thread_clock *c = prof_hashmap_at(&k.clocks, i, NULL);
+
+		if (c->fd >= 0)
+			close(c->fd);
+	}
+	prof_hashmap_release(&k.clocks);
 	if (p) {
 		rec->torn = prof_python_torn(p);
 		prof_python_detach(p);
@@ -251,7 +290,7 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 	w.start_ns = start;
 	prof_meta_set(&meta, "source", "profrec");
 	prof_meta_set(&meta, "event", "cpu-clock");
-	rec->cpu_weights = !rec->idle && thread_cpu_ns(getpid(), 0) >= 0;
+	rec->cpu_weights = !rec->idle;
 	prof_meta_set(&meta, "unit", rec->folded && !rec->cpu_weights ? "samples" : "ns");
 	if (!rec->freq)
 		rec->freq = 99;

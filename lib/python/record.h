@@ -10,12 +10,14 @@
  * every thread's Python stack; a thread counts only while
  * the kernel says it is running (state R in /proc/PID/task/TID/stat), as
  * py-spy's default leaves idle threads out, unless idle is set. A sample
- * weighs the CPU time the thread ran since its previous one (the
- * scheduler's se.sum_exec_runtime, /proc/PID/task/TID/sched), in ns of
- * event cpu-clock: a thread that waits for a CPU on a loaded machine is
- * in state R too, and counting its ticks would pile them on wherever it
- * was preempted. Where the kernel has no sched file, and with idle, a
- * sample weighs one tick (1e9 / freq ns; folded: 1 sample). A folded recording's stacks start
+ * weighs the CPU time its thread ran since its previous one, in ns of
+ * event cpu-clock, read from a task-clock perf counter of the thread: a
+ * thread that waits for a CPU on a loaded machine is in state R too, and
+ * counting its ticks would pile them on wherever it was preempted (the
+ * scheduler's own figures, read from outside, are up to date only at a
+ * tick or when the thread reads its clock, which biased a loop that did).
+ * Where no counter can be opened, and with idle, a sample weighs one tick
+ * (1e9 / freq ns; folded: 1 sample). A folded recording's stacks start
  * with the thread's name, as profrec --folded's do; TSV rows carry it in
  * the comm column.
  *
@@ -39,7 +41,7 @@ struct prof_python_recording {
 	double duration;	/* seconds; 0: until the process ends or *stop */
 	int folded;		/* stacks rooted at the thread's name */
 	int idle;		/* sample threads that are not running too */
-	int cpu_weights;	/* set by prof_python_profile(): weights are CPU ns */
+	int cpu_weights;	/* set by prof_python_profile(): weights are the CPU clock's ns */
 	/* results */
 	char version[32];	/* the interpreter's, once attached */
 	uint64_t samples, ticks, torn;

@@ -570,6 +570,34 @@ static const char *column_title(const char *file, const char *column)
  * utilisation, memory and power, the heap), then every other varying
  * column.
  */
+/*
+ * The charts of column_words[w] in each timeline that has that column and
+ * whose values vary, not drawn yet (done: 64 columns a timeline); with
+ * opened (the rest, folded away), the first one opens the <details>.
+ * Returns how many were drawn.
+ */
+static int chart_column_words(struct prof_output *o, struct prof_table *t, const int *have,
+			      char *done, size_t w, const struct prof_chart_axis *axis, int *opened)
+{
+	int drawn = 0;
+
+	for (size_t k = 0; timelines[k]; k++) {
+		int c;
+
+		if (!have[k] || strcmp(column_words[w].file, timelines[k]) ||
+		    (c = prof_table_column(&t[k], column_words[w].column)) < 0 || c >= 64 ||
+		    done[k * 64 + (size_t)c] || chart_worthy(&t[k], (size_t)c) != 2)
+			continue;
+		if (opened && !(*opened)++)
+			prof_output_puts(o, "<details><summary>More over time</summary>\n");
+		done[k * 64 + (size_t)c] = 1;
+		drawn += prof_chart_timeline(o, &t[k], column_words[w].column,
+					     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
+					     column_words[w].words, axis) == 0;
+	}
+	return drawn;
+}
+
 static int show_timelines(struct prof_output *o, const char *dir, struct files *f,
 			  const struct prof_report_facts *facts, unsigned long *bad)
 {
@@ -619,35 +647,8 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 	prof_output_puts(o, axis.nmarks ? "; red lines: alerts.</p>\n" : ".</p>\n");
 	done = xcalloc(64 * NTIMELINES, 1);
 	/* first the ones the eye compares (column_words' first NFIRST), then the rest */
-	for (size_t w = 0; w < NFIRST; w++)
-		for (size_t k = 0; timelines[k]; k++) {
-			int c;
-
-			if (!have[k] || strcmp(column_words[w].file, timelines[k]) ||
-			    (c = prof_table_column(&t[k], column_words[w].column)) < 0 || c >= 64 ||
-			    chart_worthy(&t[k], (size_t)c) != 2)
-				continue;
-			done[k * 64 + (size_t)c] = 1;
-			drawn += prof_chart_timeline(o, &t[k], column_words[w].column,
-						     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
-						     column_words[w].words, &axis) == 0;
-		}
-	/* the rest folded away, on the same axis */
-	for (size_t w = NFIRST; column_words[w].file; w++)
-		for (size_t k = 0; timelines[k]; k++) {
-			int c;
-
-			if (!have[k] || strcmp(column_words[w].file, timelines[k]) ||
-			    (c = prof_table_column(&t[k], column_words[w].column)) < 0 || c >= 64 ||
-			    done[k * 64 + (size_t)c] || chart_worthy(&t[k], (size_t)c) != 2)
-				continue;
-			if (!opened++)
-				prof_output_puts(o, "<details><summary>More over time</summary>\n");
-			done[k * 64 + (size_t)c] = 1;
-			drawn += prof_chart_timeline(o, &t[k], column_words[w].column,
-						     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
-						     column_words[w].words, &axis) == 0;
-		}
+	for (size_t w = 0; column_words[w].file; w++)
+		drawn += chart_column_words(o, t, have, done, w, &axis, w >= NFIRST ? &opened : NULL);
 	for (size_t k = 0; timelines[k]; k++)
 		for (size_t c = 0; have[k] && c < t[k].ncols; c++) {
 			char *title;
