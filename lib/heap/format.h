@@ -101,6 +101,7 @@ struct ph_header {
 	uint64_t peak_pending;		/* a maximum not yet committed */
 	/* Read by every allocation and free, written rarely. */
 	uint64_t peak_gen __attribute__((aligned(64)));	/* committed peaks */
+	uint64_t peak_ns;		/* when the last one was committed (the heap left it), since start_ns */
 	uint64_t unknown_frees __attribute__((aligned(64)));	/* frees of unknown blocks */
 	char exe[512];			/* /proc/self/exe at start */
 	char exec_path[512];		/* with PH_FLAG_EXEC: the program exec'd */

@@ -207,6 +207,12 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 	p->start_ns = f.h->start_ns;
 	p->flags = f.h->flags;
 	p->peak_bytes = f.h->peak_bytes;
+	/*
+	 * A peak is committed, with its time, at the first drop after it; one
+	 * still pending lasted until the exit: the heap was at its peak then.
+	 */
+	p->peak_ns = f.h->peak_pending && f.h->end_ns > f.h->start_ns ? f.h->end_ns - f.h->start_ns
+									: f.h->peak_ns;
 	p->sample_mean = f.h->sample_mean;
 	p->used = f.size;
 	p->exe = xstrndup(f.h->exe, strnlen(f.h->exe, sizeof(f.h->exe)));
@@ -303,6 +309,8 @@ static int write_folded(const struct prof_stacks *t, enum prof_heap_column repor
 		prof_meta_setf(&m, "ppid", "%d", p->ppid);
 	if (p && p->start_ns)
 		prof_meta_setf(&m, "start_ns", "%llu", (unsigned long long)p->start_ns);
+	if (p && p->peak_bytes && p->peak_ns)
+		prof_meta_setf(&m, "peak_ns", "%llu", (unsigned long long)p->peak_ns);
 	if (p && p->exe && p->exe[0])
 		prof_meta_set(&m, "exe", p->exe);
 	rc = prof_folded_write(&one, &m, 1, out) < 0 ? -1 : 0;

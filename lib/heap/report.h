@@ -66,6 +66,7 @@ struct prof_heap_process {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC when the record began: the fork, or the exec of this image */
 	uint32_t flags;			/* PH_FLAG_* of its header */
 	uint64_t peak_bytes;		/* its own peak of live bytes */
+	uint64_t peak_ns;		/* when the heap left its peak (or exited at it), since start_ns; 0: none */
 	uint64_t sample_mean;		/* 0: exact figures */
 	uint64_t used;			/* bytes of the record file in use */
 	struct prof_stacks stacks;	/* PROF_HEAP_NCOLUMNS columns */

@@ -245,6 +245,16 @@ int prof_chart_timeline(struct prof_output *o, const struct prof_table *t, const
 		prof_html_text(o, axis->mark_labels[i], strlen(axis->mark_labels[i]));
 		prof_output_puts(o, "</title></line>\n");
 	}
+	if (axis && axis->peak_label && axis->peak_s >= 0 && axis->peak_s <= tmax) {
+		double x = LEFT + axis->peak_s / tmax * (WIDTH - LEFT - RIGHT);
+
+		prof_output_printf(o, "<line class=\"peak\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+				   "stroke=\"#06c\" stroke-width=\"2\" stroke-dasharray=\"6,3\"><title>",
+				   x, TOP, x, HEIGHT - BOTTOM);
+		prof_html_text(o, axis->peak_label, strlen(axis->peak_label));
+		prof_output_printf(o, "</title></line><text class=\"peak\" x=\"%.1f\" y=\"%d\" "
+				   "font-size=\"11\" fill=\"#06c\">peak</text>\n", x + 3, TOP + 11);
+	}
 	prof_output_printf(o, "<line class=\"mark\" x1=\"0\" y1=\"%d\" x2=\"0\" y2=\"%d\" stroke=\"#000\" "
 			   "stroke-dasharray=\"3,3\" style=\"display:none\"/>\n", TOP, HEIGHT - BOTTOM);
 	/* The points for the hover script, as data in an attribute. */

@@ -27,6 +27,9 @@ struct prof_chart_axis {
 	const char *const *mark_labels;
 	size_t nmarks;
 	int height;		/* of each chart, pixels (0: 220) */
+	/* one more line, blue and dashed: a peak (heap's), at peak_s (NULL label: none) */
+	double peak_s;
+	const char *peak_label;
 };
 
 /*

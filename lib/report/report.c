@@ -570,6 +570,12 @@ static const char *column_title(const char *file, const char *column)
  * utilisation, memory and power, the heap), then every other varying
  * column.
  */
+/* The axis of timeline k: the heap's (axes[1]) marks its peak, the others axes[0]. */
+static const struct prof_chart_axis *axis_of(const struct prof_chart_axis *axes, size_t k)
+{
+	return !strcmp(timelines[k], "memory.timeline.tsv") ? &axes[1] : &axes[0];
+}
+
 /*
  * The charts of column_words[w] in each timeline that has that column and
  * whose values vary, not drawn yet (done: 64 columns a timeline); with
@@ -577,7 +583,7 @@ static const char *column_title(const char *file, const char *column)
  * Returns how many were drawn.
  */
 static int chart_column_words(struct prof_output *o, struct prof_table *t, const int *have,
-			      char *done, size_t w, const struct prof_chart_axis *axis, int *opened)
+			      char *done, size_t w, const struct prof_chart_axis *axes, int *opened)
 {
 	int drawn = 0;
 
@@ -593,7 +599,7 @@ static int chart_column_words(struct prof_output *o, struct prof_table *t, const
 		done[k * 64 + (size_t)c] = 1;
 		drawn += prof_chart_timeline(o, &t[k], column_words[w].column,
 					     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
-					     column_words[w].words, axis) == 0;
+					     column_words[w].words, axis_of(axes, k)) == 0;
 	}
 	return drawn;
 }
@@ -603,7 +609,8 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 {
 	struct prof_table t[NTIMELINES];
 	int have[NTIMELINES] = { 0 }, any = 0, drawn = 0, opened = 0;
-	struct prof_chart_axis axis = { 0 };
+	struct prof_chart_axis axis = { 0 }, axes[2];
+	char peak_label[96];
 	double *marks = NULL;
 	const char **labels = NULL;
 	char *done;
@@ -640,6 +647,15 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 	axis.mark_labels = labels;
 	axis.tmax_s = facts->timeline_s > 0 ? facts->timeline_s : 0;
 	axis.height = 150;
+	axes[0] = axes[1] = axis;
+	if (!isnan(facts->heap_peak_at_s) && !isnan(facts->heap_peak)) {
+		char b[32];
+
+		snprintf(peak_label, sizeof(peak_label), "heap peak: %s, held until %.3f s",
+			 prof_fmt_bytes(b, sizeof(b), facts->heap_peak), facts->heap_peak_at_s);
+		axes[1].peak_s = facts->heap_peak_at_s;
+		axes[1].peak_label = peak_label;
+	}
 	prof_html_section(o, "timeline", 2, "Over time");
 	prof_output_puts(o, "<p class=\"note\">Every chart shares one time axis: seconds since the start of "
 			    "its run's command (the host monitor and the GPU are sampled in the gpu run, the "
@@ -648,7 +664,7 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 	done = xcalloc(64 * NTIMELINES, 1);
 	/* first the ones the eye compares (column_words' first NFIRST), then the rest */
 	for (size_t w = 0; column_words[w].file; w++)
-		drawn += chart_column_words(o, t, have, done, w, &axis, w >= NFIRST ? &opened : NULL);
+		drawn += chart_column_words(o, t, have, done, w, axes, w >= NFIRST ? &opened : NULL);
 	for (size_t k = 0; timelines[k]; k++)
 		for (size_t c = 0; have[k] && c < t[k].ncols; c++) {
 			char *title;
@@ -661,7 +677,7 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 			title = xasprintf("%s (%s)", t[k].cols[c], timelines[k]);
 			drawn += prof_chart_timeline(o, &t[k], t[k].cols[c],
 						     prof_table_column(&t[k], "gpu") >= 0 ? "gpu" : NULL,
-						     title, &axis) == 0;
+						     title, axis_of(axes, k)) == 0;
 			free(title);
 		}
 	if (opened)

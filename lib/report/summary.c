@@ -447,6 +447,34 @@ static void read_logs(struct prof_report_facts *f, const char *dir)
 	}
 }
 
+/* The number of key= in the metadata line of the folded file name, or NaN. */
+static double folded_meta_number(const char *dir, const char *name, const char *key)
+{
+	struct prof_lines *lr;
+	char *p, *line;
+	size_t len;
+	double v = NAN;
+
+	if (!exists(dir, name))
+		return NAN;
+	p = path_of(dir, name);
+	lr = prof_lines_open(p);
+	free(p);
+	if (!lr)
+		return NAN;
+	if ((line = prof_lines_next(lr, &len)) && line[0] == '#') {
+		struct prof_meta m = PROF_META_INIT;
+		const char *s;
+
+		prof_meta_parse_line(&m, line, len);
+		if (!(s = prof_meta_get(&m, key)) || prof_parse_double(s, &v) < 0)
+			v = NAN;
+		prof_meta_release(&m);
+	}
+	prof_lines_close(lr);
+	return v;
+}
+
 static void fold(const char *dir, const char *name, double *v, unsigned long *bad)
 {
 	if (folded_sum(dir, name, v, NULL, NULL, NULL) < 0) {
@@ -490,6 +518,7 @@ void prof_report_facts_read(struct prof_report_facts *f, const char *dir,
 			++*bad;
 	}
 	fold(dir, "memory-peak.folded", &f->heap_peak, bad);
+	f->heap_peak_at_s = folded_meta_number(dir, "memory-peak.folded", "peak_ns") / 1e9;
 	fold(dir, "memory-leak.folded", &f->leaked, bad);
 	fold(dir, "memory-count.folded", &f->allocs, bad);
 	fold(dir, "memory-temp.folded", &f->temps, bad);

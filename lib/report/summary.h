@@ -57,6 +57,7 @@ struct prof_report_facts {
 	char *lock_frame;		/* the lock frame of the heaviest waiting stack */
 	/* memory-*.folded */
 	double heap_peak, leaked, allocs, temps;
+	double heap_peak_at_s;		/* when the heap peaked (memory-peak.folded's peak_ns), or NaN */
 	/* the largest rss_bytes of the memory run and of the host monitor (gpu run) */
 	double rss_memory, rss_host;
 	/* gpu.tsv and host.tsv */

@@ -159,8 +159,11 @@ static void account_free(uint64_t info, int temp)
 		sample_weight(n, &wb, &wn);
 	/* The first drop after a new maximum commits the peak (before this free). */
 	if (unlikely(__atomic_load_n(&H->peak_pending, RELAXED)) &&
-	    __atomic_exchange_n(&H->peak_pending, 0, RELAXED))
+	    __atomic_exchange_n(&H->peak_pending, 0, RELAXED)) {
+		/* (rare: a peak is committed once, at the first drop after it) */
+		__atomic_store_n(&H->peak_ns, ph_now_ns() - H->start_ns, RELAXED);
 		__atomic_add_fetch(&H->peak_gen, 1, RELEASE);
+	}
 	entry_live(c, -wb, -wn);
 	if (temp) {
 		c->temp_bytes += (uint64_t)wb;

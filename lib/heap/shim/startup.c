@@ -202,7 +202,7 @@ static void atfork_child(void)
 	H->flags = (H->flags & (PH_FLAG_SAMPLED | PH_FLAG_DWARF | PH_FLAG_FULL)) | PH_FLAG_FORKED;
 	H->start_ns = ph_now_ns();
 	H->end_ns = 0;
-	H->live_bytes = H->peak_bytes = H->peak_gen = H->peak_pending = 0;
+	H->live_bytes = H->peak_bytes = H->peak_gen = H->peak_pending = H->peak_ns = 0;
 	H->unknown_frees = 0;
 	ph_threads_after_fork();
 	ph_blocks_reset();
