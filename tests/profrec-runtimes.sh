@@ -32,7 +32,7 @@ def split(seconds):
 split(float(sys.argv[1]))
 EOF2
 SECS=3
-[ -n "$SANITIZE" ] && SECS=2
+[ -n "$SANITIZE" ] && SECS=3
 
 # interpreters: "label path" lines
 : >"$TMP/pythons"

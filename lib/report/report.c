@@ -703,7 +703,7 @@ static int show_timelines(struct prof_output *o, const char *dir, struct files *
 		}
 	prof_output_puts(o, ".</p>\n");
 	prof_html_section_end(o);
-	for (size_t k = 0; k < 3; k++)
+	for (size_t k = 0; timelines[k]; k++)
 		prof_table_release(&t[k]);
 	free(done);
 	free(marks);
