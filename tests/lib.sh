@@ -28,6 +28,10 @@ TSVCHECK=$BUILD/tests/tools/tsvcheck
 SHIM=$BIN/libprofheap.so
 [ -f "$SHIM" ] || [ ! -f "$BIN/../lib/proftools/libprofheap.so" ] ||
 	SHIM=$(cd "$BIN/../lib/proftools" && pwd)/libprofheap.so
+# profgpu's CUPTI injection library, found the same way.
+CUPTI_INJ=$BIN/libprofgpu-cupti.so
+[ -f "$CUPTI_INJ" ] || [ ! -f "$BIN/../lib/proftools/libprofgpu-cupti.so" ] ||
+	CUPTI_INJ=$(cd "$BIN/../lib/proftools" && pwd)/libprofgpu-cupti.so
 SUITE=$(basename "$0" .sh)
 export LC_ALL=C
 unset DEBUGINFOD_URLS

@@ -14,8 +14,9 @@ export PROFGPU_NVML_LIB="$TMP/no-such-libnvidia-ml.so.1"
 unset PROFGPU_TEST_VIRTUAL_TIME CUDA_INJECTION64_PATH PROFGPU_KERNELS_DIR PROFGPU_KERNELS_UNWIND
 for v in $(env | sed -n 's/^\(FAKE_CUPTI_[A-Z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
-if [ ! -f "$BIN/libprofgpu-cupti.so" ]; then
-	skip "all" "no $BIN/libprofgpu-cupti.so"
+# (built with every tool: its absence is a failure, not a skip)
+if [ ! -f "$CUPTI_INJ" ]; then
+	fail "all" "no libprofgpu-cupti.so beside $BIN/profgpu or in ../lib/proftools"
 	exit 0
 fi
 if ! sh "$TESTS/fake-cupti/build.sh" "$F" 2>"$TMP/cc.err"; then

@@ -51,7 +51,7 @@ fi
 	fail "gpu: a command without CUDA leaves no kernel files" "$(ls g)"
 
 # ---- gpu mode on a CUDA program (tests/fake-cupti): the kernels, their flame graph
-if [ -f "$BIN/libprofgpu-cupti.so" ] && sh "$TESTS/fake-cupti/build.sh" "$TMP/cuda" 2>"$TMP/cc.err"; then
+if [ -f "$CUPTI_INJ" ] && sh "$TESTS/fake-cupti/build.sh" "$TMP/cuda" 2>"$TMP/cc.err"; then
 	run env LD_LIBRARY_PATH="$TMP/cuda" PROFGPU_CUPTI="$TMP/cuda/libcupti.so" \
 		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o k -- "$TMP/cuda/app" track
 	if [ "$STATUS" = 0 ] && grep -q attention_layer k/gpu-kernels.svg 2>/dev/null &&
