@@ -1009,37 +1009,8 @@ check_error "--output-format pprof needs -r" 2 "needs -r report" "$P" --output-f
 check_error "--output-format: folded or pprof" 2 "bad output format 'svg'" "$P" -r alloc --output-format svg true
 
 # ---- when the heap peaked: peak_ns in the folded files' metadata (issue 24 point 3)
-cat >"$TMP/peakt.c" <<'EOF2'
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-static void spin(double s)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < s);
-}
-int main(void)
-{
-	char *volatile keep = malloc(1 << 20), *volatile p;
-
-	memset(keep, 1, 1 << 20);
-	spin(0.3);
-	p = malloc(8 << 20);
-	memset(p, 1, 8 << 20);
-	spin(0.01);
-	keep[1] = p[12345];
-	free(p);
-	spin(0.4);
-	free(keep);
-	return 0;
-}
-EOF2
-if cc -O0 -g -o "$TMP/peakt" "$TMP/peakt.c"; then
-	run "$P" -q -o "$TMP/peakt.d" -- "$TMP/peakt"
+if cc -O0 -g -o "$TMP/peakt" "$TESTS/data/heap-peak.c"; then
+	run "$P" -q -o "$TMP/peakt.d" -- "$TMP/peakt" 0.3 0.4
 	pk=$(head -n 1 "$TMP"/peakt.d/*.peak.folded 2>/dev/null | sed -n 's/.* peak_ns=\([0-9]*\).*/\1/p')
 	if [ "$STATUS" = 0 ] && [ -n "$pk" ] && [ "$pk" -ge 300000000 ] && [ "$pk" -le 2000000000 ]; then
 		pass "peak_ns: the heap left its 9 MiB peak at $pk ns (0.31 s into the program)"

@@ -11,26 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 P=$BIN/profrec
 
-cat >"$TMP/split.py" <<'EOF2'
-import sys, time
-def leaf_a(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def leaf_b(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def split(seconds):
-    # CPU seconds, not wall: a loaded machine stretches the run, not the profile
-    end = time.process_time() + seconds
-    while time.process_time() < end:
-        leaf_a(30000)
-        leaf_b(10000)
-split(float(sys.argv[1]))
-EOF2
+cp "$TESTS/data/split.py" "$TMP/split.py"
 SECS=3
 [ -n "$SANITIZE" ] && SECS=3
 

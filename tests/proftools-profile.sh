@@ -639,37 +639,8 @@ check_error "--runs takes a count" 2 "bad --runs '0'" "$W" cpu --runs 0 -- true
 check_error "--runs is for cpu, offcpu and all" 2 '--runs is for cpu, offcpu and all' "$W" memory --runs 2 -- true
 
 # ---- the heap's peak marked on the report's heap timeline (issue 24 point 3)
-cat >"$TMP/peakr.c" <<'EOF2'
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-static void spin(double s)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < s);
-}
-int main(void)
-{
-	char *volatile keep = malloc(1 << 20), *volatile p;
-
-	memset(keep, 1, 1 << 20);
-	spin(0.2);
-	p = malloc(8 << 20);
-	memset(p, 1, 8 << 20);
-	spin(0.01);
-	keep[1] = p[12345];
-	free(p);
-	spin(0.3);
-	free(keep);
-	return 0;
-}
-EOF2
-if cc -O0 -g -o "$TMP/peakr" "$TMP/peakr.c"; then
-	run "$W" memory -q -o "$TMP/peakr.out" -- "$TMP/peakr"
+if cc -O0 -g -o "$TMP/peakr" "$TESTS/data/heap-peak.c"; then
+	run "$W" memory -q -o "$TMP/peakr.out" -- "$TMP/peakr" 0.2 0.3
 	if [ "$STATUS" = 0 ] && grep -q '<line class="peak"[^>]*><title>heap peak: 9.00 MiB, held until 0\.[2-9][0-9]* s' "$TMP/peakr.out/index.html"; then
 		pass "report: the heap's peak (9.00 MiB) marked on its timeline"
 	else

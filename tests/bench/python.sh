@@ -26,25 +26,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pybench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LC_ALL=C
 
-cat >"$WORK/work.py" <<'EOF2'
-import sys, time
-def leaf_a(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def leaf_b(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def split(units):
-    for _ in range(units):
-        leaf_a(30000)
-        leaf_b(10000)
-split(int(sys.argv[1]))
-sys.stderr.write("target_cpu %.4f\n" % time.process_time())
-EOF2
+cp "$TOP/tests/data/split.py" "$WORK/work.py"
 
 # measure NAME CMD...: keep "wall tree_cpu target_cpu" of the run with the
 # least target CPU in $WORK/NAME.best.
@@ -67,11 +49,11 @@ modes="bare profrec"
 command -v py-spy >/dev/null 2>&1 && modes="$modes py-spy"
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
-	measure bare "$PYTHON" "$WORK/work.py" "$N"
+	measure bare "$PYTHON" "$WORK/work.py" --units "$N"
 	measure profrec "$BIN/profrec" -q --python -F "$FREQ" --folded -o "$WORK/p.folded" -- \
-		"$PYTHON" "$WORK/work.py" "$N"
+		"$PYTHON" "$WORK/work.py" --units "$N"
 	case $modes in *py-spy*)
-		measure py-spy py-spy record -r "$FREQ" -f raw -o "$WORK/s.txt" -- "$PYTHON" "$WORK/work.py" "$N" ;;
+		measure py-spy py-spy record -r "$FREQ" -f raw -o "$WORK/s.txt" -- "$PYTHON" "$WORK/work.py" --units "$N" ;;
 	esac
 	r=$((r + 1))
 done
