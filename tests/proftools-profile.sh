@@ -643,6 +643,24 @@ if cc -O0 -g -o "$TMP/peakr" "$TESTS/data/heap-peak.c"; then
 	run "$W" memory -q -o "$TMP/peakr.out" -- "$TMP/peakr" 0.2 0.3
 	if [ "$STATUS" = 0 ] && grep -q '<line class="peak"[^>]*><title>heap peak: 9.00 MiB, held until 0\.[2-9][0-9]* s' "$TMP/peakr.out/index.html"; then
 		pass "report: the heap's peak (9.00 MiB) marked on its timeline"
+		# ... and drawn: the mark's blue (#06c) on a screenshot of the page
+		if CHROMIUM=$(command -v chromium || command -v chromium-browser) && [ -z "$SANITIZE" ]; then
+			best=0
+			for i in 1 2 3; do
+				rm -f "$TMP/peak.png"
+				timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+					--user-data-dir="$TMP/chromium-peak" --virtual-time-budget=3000 --window-size=1200,1200 \
+					--screenshot="$TMP/peak.png" "file://$TMP/peakr.out/index.html" >/dev/null 2>&1 || true
+				n=$("$BUILD/tests/tools/pngpixels" "$TMP/peak.png" 0066cc 2>/dev/null | sed -n 's/.* colour=\([0-9]*\)$/\1/p')
+				[ "${n:-0}" -le "$best" ] || best=$n
+				[ "$best" -lt 40 ] || break
+			done
+			if [ "$best" -ge 40 ]; then
+				pass "report: the heap's peak mark drawn ($best pixels of its blue)"
+			else
+				fail "report: the heap's peak mark drawn" "$best pixels of #06c on the screenshot (40 or more expected)"
+			fi
+		fi
 	else
 		fail "report: the heap's peak marked on its timeline" \
 			"exit $STATUS: $(grep -o '<line class="peak"[^>]*><title>[^<]*' "$TMP/peakr.out/index.html" 2>/dev/null | head -n 1)"

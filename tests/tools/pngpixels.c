@@ -10,6 +10,8 @@
  * red to yellow, r >= 150 and r - b >= 100; the background, #eeeeee to
  * #eeeeb0, and black or white text are not); match: pixels of the colour
  * a search paints its matches, rgb(230,0,230), give or take 12.
+ * With a second argument RRGGBB (hex), also " colour=N": the pixels of
+ * that colour, give or take 12 a channel (a chart's marks).
  * Reads 8-bit greyscale, RGB and RGBA PNGs, not interlaced (what chromium
  * writes). Exit 1 naming the file if it is not one.
  */
@@ -43,11 +45,18 @@ int main(int argc, char **argv)
 	unsigned char *f = NULL, *z = NULL, *raw = NULL;
 	size_t n = 0, cap = 0, zn = 0, off = 8;
 	uint32_t w = 0, h = 0, bpp = 0;
-	unsigned long warm = 0, match = 0;
+	unsigned long warm = 0, match = 0, colour = 0;
+	long want = -1;
+	char *end;
 	FILE *fp;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: pngpixels file.png\n");
+	if (argc == 3) {
+		want = strtol(argv[2], &end, 16);
+		if (*end || end - argv[2] != 6)
+			want = -2;
+	}
+	if ((argc != 2 && argc != 3) || want == -2) {
+		fprintf(stderr, "usage: pngpixels file.png [RRGGBB]\n");
 		return 2;
 	}
 	if (!(fp = fopen(argv[1], "rb")))
@@ -119,9 +128,15 @@ int main(int argc, char **argv)
 				warm++;
 			if (abs(r - 230) <= 12 && g <= 30 && abs(bl - 230) <= 12)
 				match++;
+			if (want >= 0 && abs(r - (int)(want >> 16)) <= 12 &&
+			    abs(g - (int)(want >> 8 & 255)) <= 12 && abs(bl - (int)(want & 255)) <= 12)
+				colour++;
 		}
 	}
-	printf("%ux%u warm=%lu match=%lu\n", w, h, warm, match);
+	if (want >= 0)
+		printf("%ux%u warm=%lu match=%lu colour=%lu\n", w, h, warm, match, colour);
+	else
+		printf("%ux%u warm=%lu match=%lu\n", w, h, warm, match);
 	free(f);
 	free(z);
 	free(raw);
