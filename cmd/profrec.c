@@ -332,8 +332,8 @@ static void validate(struct args *a, int argc, char **argv)
 	a->python.duration = a->duration;
 	if (a->opt.folded && a->opt.nevents > 1)
 		prof_usage_error(SYNOPSIS, "--folded (or -o NAME.folded) takes one event (several events: write the TSV and fold it with proffold)");
-	if (argc > 0)
-		a->target.argv = argv;
+	a->target.argv = argc > 0 ? argv : NULL;
+	a->opt.ask_jvm = !no_runtime_perf;	/* -p: a JVM's perf map at the end (recorder.h) */
 	if (argc > 0 && !no_runtime_perf && !use_python)
 		a->opt.runtime_perf = prof_runtime_perf_enable();	/* said by the summary */
 }

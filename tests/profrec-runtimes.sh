@@ -102,7 +102,7 @@ env_of() { # the three variables as the command sees them
 	unset PYTHONPERFSUPPORT NODE_OPTIONS JAVA_TOOL_OPTIONS
 	env_of "$P" -o "$TMP/env.tsv" --
 	check "runtime perf support: on by default" 0 \
-		"PY=1|NODE=--perf-basic-prof --interpreted-frames-native-stack|JAVA=-XX:+PreserveFramePointer" \
+		"PY=1|NODE=--perf-basic-prof --interpreted-frames-native-stack|JAVA=-XX:+IgnoreUnrecognizedVMOptions -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" \
 		cat "$TMP/env.out"
 	check "runtime perf support: in the metadata" 0 "runtime_perf=python,node,java" \
 		sh -c "head -n 1 '$TMP/env.tsv' | grep -o 'runtime_perf=[^ ]*'"
@@ -110,7 +110,7 @@ env_of() { # the three variables as the command sees them
 		grep -c 'perf support of python,node,java turned on in the command.s environment (--no-runtime-perf: off)' "$TMP/env.err"
 	env_of env PYTHONPERFSUPPORT=0 NODE_OPTIONS=--perf-prof JAVA_TOOL_OPTIONS=-Xmx1g "$P" -o "$TMP/env.tsv" --
 	check "runtime perf support: what the user set wins" 0 \
-		"PY=0|NODE=--perf-prof|JAVA=-Xmx1g -XX:+PreserveFramePointer" cat "$TMP/env.out"
+		"PY=0|NODE=--perf-prof|JAVA=-Xmx1g -XX:+IgnoreUnrecognizedVMOptions -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" cat "$TMP/env.out"
 	check "runtime perf support: only what was turned on is in the metadata" 0 "runtime_perf=java" \
 		sh -c "head -n 1 '$TMP/env.tsv' | grep -o 'runtime_perf=[^ ]*'"
 	env_of "$P" --no-runtime-perf -o "$TMP/env.tsv" --
@@ -228,4 +228,99 @@ if have node; then
 			"exit $STATUS: $(head -c 300 "$TMP/stderr")"
 	fi
 	rm -f /tmp/perf-*.map.profrec-test 2>/dev/null
+fi
+
+# ---- Java: JIT-compiled methods named from the perf map the JVM writes at
+# exit (DumpPerfMapAtExit, turned on with PreserveFramePointer): frames of
+# JIT code are kept as addresses while recording and named at the end.
+# Interpreted methods are "Interpreter" in that map (as perf names them);
+# dontinline keeps each method a frame of its own, as it would be without
+# inlining (the JVM's map does not unfold inlined methods).
+if need "java: Java methods named" java default-jdk-headless &&
+   need "java: Java methods named" javac default-jdk-headless; then
+	mkdir -p "$TMP/java"
+	if ! javac -d "$TMP/java" "$TESTS/data/Split.java" 2>"$TMP/javac.err"; then
+		fail "java: Split.java compiled" "$(head -c 300 "$TMP/javac.err")"
+	else
+		JOPTS="-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Split::* -cp $TMP/java"
+		# the leaves' stacks: from the JVM's call of main (the call stub),
+		# main, split, the leaf (then what it calls: the JVM's runtime, the
+		# kernel); a
+		# method not compiled (yet) is Interpreter
+		java_stacks() { # NAME FILE
+			awk -v name="$1" '
+				/^#/ { next }
+				{ n = $NF }
+				/leaf[AB]/ {
+					if ($0 !~ /JavaCalls::call_helper[^;]*;StubRoutines[^;]*;(Interpreter|[^;]*main[^;]*);(Interpreter|[^;]*split[^;]*);[^;]*leaf[AB][^;]*(;.*)? [0-9]+$/) bad = $0
+					if ($0 ~ /leafA/) a += n; else b += n
+				}
+				END {
+					if (a + b < 500) { print "FAIL profrec-runtimes: " name ": leafA and leafB named in " a + b " samples (500 or more expected)"; exit }
+					print "PASS profrec-runtimes: " name ": leafA and leafB named"
+					if (bad != "") print "FAIL profrec-runtimes: " name ": every stack of the leaves reaches main: ..." substr(bad, length(bad) - 300)
+					else print "PASS profrec-runtimes: " name ": every stack of the leaves reaches main through split"
+					share = 100 * a / (a + b)
+					if (share < 70 || share > 80) print "FAIL profrec-runtimes: " name ": leafA " share "% (75 +- 5 expected)"
+					else print "PASS profrec-runtimes: " name ": leafA/leafB split 75/25 within 5 points (" int(share + 0.5) "%)"
+				}' "$2"
+		}
+		# shellcheck disable=SC2086 # JOPTS: words
+		run env -u JAVA_TOOL_OPTIONS "$P" --folded -o "$TMP/java.folded" -- java $JOPTS Split 3000
+		if [ "$STATUS" != 0 ]; then
+			fail "java: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		else
+			java_stacks "java (folded)" "$TMP/java.folded"
+		fi
+		# TSV streamed while the names were unknown: rewritten at the end
+		# shellcheck disable=SC2086
+		run env -u JAVA_TOOL_OPTIONS "$P" -o "$TMP/java.tsv.gz" -- java $JOPTS Split 1000
+		validate_tsv "java: TSV rewritten with the names: valid profrec-samples" profrec-samples "$TMP/java.tsv.gz"
+		"$BIN/proffold" -q "$TMP/java.tsv.gz" >"$TMP/java-tsv.folded" 2>/dev/null
+		check "java: TSV rewritten with the names (gzip), no address left" 0 "yes" sh -c \
+			"grep -q 'Split.leafA' '$TMP/java-tsv.folded' && ! gzip -dc '$TMP/java.tsv.gz' | grep -q 'unknown 0x' && echo yes"
+		# -p: a JVM still running when the recording stops writes no map
+		# of itself: it is asked for one through its attach mechanism
+		# (Compiler.perfmap, as jcmd asks); --no-runtime-perf asks nothing
+		for mode in ask no; do
+			# shellcheck disable=SC2086
+			java -XX:+PreserveFramePointer $JOPTS Split 6000 >"$TMP/java-run.out" 2>&1 &
+			jpid=$!
+			sleep 0.7
+			if [ $mode = ask ]; then
+				run "$P" --folded -o "$TMP/java-r.folded" -d 1.5 -p "$jpid"
+			else
+				run "$P" --no-runtime-perf --folded -o "$TMP/java-r.folded" -d 1.5 -p "$jpid"
+			fi
+			alive=$(kill -0 "$jpid" 2>/dev/null && echo yes)
+			kill "$jpid" 2>/dev/null
+			wait "$jpid" 2>/dev/null
+			rm -f "/tmp/perf-$jpid.map"
+			if [ $mode = ask ]; then
+				if [ "$STATUS" = 0 ] && [ "$alive" = yes ] && grep -q 'Split\.leafA' "$TMP/java-r.folded" &&
+				   ! grep -q 'Full thread dump' "$TMP/java-run.out"; then
+					pass "java -p: a running JVM asked for its perf map at the end, no thread dump"
+				else
+					fail "java -p: a running JVM asked for its perf map at the end, no thread dump" \
+						"exit $STATUS, alive $alive: $(head -c 300 "$TMP/stderr")"
+				fi
+			else
+				check "java -p --no-runtime-perf: the JVM not asked, JIT frames [unknown]" 0 "0 0" \
+					sh -c "echo $STATUS \$(grep -c 'Split\\.leafA' '$TMP/java-r.folded')"
+			fi
+		done
+		# -p: a JVM that exits while recorded (its map written at exit)
+		# shellcheck disable=SC2086
+		env JAVA_TOOL_OPTIONS="-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" \
+			java $JOPTS Split 2500 >/dev/null 2>&1 &
+		jpid=$!
+		sleep 0.5
+		run "$P" --folded -o "$TMP/java-p.folded" -p "$jpid"
+		wait "$jpid" 2>/dev/null
+		if [ "$STATUS" != 0 ]; then
+			fail "java -p: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		else
+			java_stacks "java -p (a JVM that exits)" "$TMP/java-p.folded"
+		fi
+	fi
 fi

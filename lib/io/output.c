@@ -521,6 +521,11 @@ void prof_output_abort(struct prof_output *o)
 	output_free(o);
 }
 
+int prof_output_replaces(const struct prof_output *o)
+{
+	return o->tmp != NULL;
+}
+
 int prof_output_prepend(const char *path, const char *text)
 {
 	struct prof_input *in = prof_input_open(path);

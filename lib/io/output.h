@@ -88,6 +88,13 @@ const char *prof_output_name(const struct prof_output *o);
  */
 int prof_output_broken_pipe(const struct prof_output *o);
 
+/*
+ * 1 when the data goes to a temporary file renamed over the destination
+ * at close (a regular file or a new name): one a tool may rewrite after
+ * closing it (prof_output_prepend()), as it may not a pipe or a device.
+ */
+int prof_output_replaces(const struct prof_output *o);
+
 /* Bytes written to the file so far (after compression). */
 unsigned long long prof_output_bytes(const struct prof_output *o);
 

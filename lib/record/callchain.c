@@ -1,8 +1,12 @@
 /*
  * Samples to stacks: call chains symbolized and interned (callchain.h).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "base/xalloc.h"
 
 #include "core/stack.h"
 #include "record/callchain.h"
@@ -40,11 +44,26 @@ void prof_callchain_init(struct prof_callchain *cc, struct prof_symbolizer *sym,
 	cc->mode = mode;
 	cc->lines = lines;
 	cc->max_stack = max_stack;
+	prof_hashmap_init(&cc->deferred, sizeof(struct prof_deferred_frame));
 }
 
 void prof_callchain_release(struct prof_callchain *cc)
 {
 	prof_buf_release(&cc->text);
+	prof_hashmap_release(&cc->deferred);
+}
+
+/* The characters a frame name may not hold made harmless (prof-formats.5). */
+static void sanitize(struct prof_buf *b)
+{
+	for (size_t i = 0; i < b->len; i++) {
+		char c = b->data[i];
+
+		if (c == ';')
+			b->data[i] = ':';
+		else if (c == '\t' || c == '\n' || c == '\r')
+			b->data[i] = ' ';
+	}
 }
 
 /* Intern a frame name with the sanitising and suffixes of prof-formats.5. */
@@ -59,14 +78,7 @@ static uint32_t frame_id(struct prof_callchain *cc, const struct prof_frame *f)
 
 		prof_buf_addf(b, " %s:%u", base ? base + 1 : f->file, f->line);
 	}
-	for (size_t i = 0; i < b->len; i++) {
-		char c = b->data[i];
-
-		if (c == ';')
-			b->data[i] = ':';
-		else if (c == '\t' || c == '\n' || c == '\r')
-			b->data[i] = ' ';
-	}
+	sanitize(b);
 	if (f->flags & PROF_FRAME_KERNEL)
 		prof_buf_addstr(b, "_[k]");
 	else if (f->flags & PROF_FRAME_INLINED)
@@ -82,6 +94,49 @@ static void add_marker(struct prof_callchain *cc, const char *name)
 }
 
 /*
+ * Whether frame f of addr is unnamed code of anonymous executable memory
+ * (the symbolizer names an address of a file mapping "FILE+0xOFF"): JIT
+ * code that its runtime may name later. An address outside every
+ * mapping is no code.
+ */
+static int is_jit_code(struct prof_addrspace *as, uint64_t addr, unsigned flags,
+		       const struct prof_frame *f)
+{
+	const struct prof_map *m;
+
+	if (!as || prof_addrspace_pid(as) <= 0 || (flags & PROF_SYM_KERNEL) ||
+	    !(f->flags & PROF_FRAME_UNKNOWN) || strcmp(f->name, "[unknown]") != 0)
+		return 0;
+	m = prof_addrspace_find(as, (flags & PROF_SYM_RETURN) ? addr - 1 : addr);
+	return m && (m->prot & PROT_EXEC);
+}
+
+/*
+ * The frame of deferred naming (callchain.h) of address addr of as's
+ * process, flags as prof_symbolize()'s.
+ */
+static uint32_t deferred_id(struct prof_callchain *cc, struct prof_addrspace *as, uint64_t addr,
+			    unsigned flags)
+{
+	struct prof_deferred_frame *d;
+	int pid = (int)prof_addrspace_pid(as);
+	uint32_t id;
+
+	if (flags & PROF_SYM_RETURN)
+		addr--;
+	prof_buf_reset(&cc->text);
+	prof_buf_addf(&cc->text, "[unknown 0x%llx pid %d]", (unsigned long long)addr, pid);
+	id = prof_stacks_frame(cc->stacks, cc->text.data, cc->text.len);
+	d = prof_hashmap_put(&cc->deferred, id, NULL);
+	d->frame = id;
+	d->pid = pid;
+	d->addr = addr;
+	if (!(flags & PROF_SYM_RETURN))
+		d->leaf++;
+	return id;
+}
+
+/*
  * Symbolize one address and append its frames, innermost first, to
  * cc->ids (leaf first so far). Returns how many cc->frames holds (the
  * last one is the real function), 0 when the stack is full.
@@ -94,6 +149,10 @@ static size_t add_addr(struct prof_callchain *cc, struct prof_addrspace *as, uin
 	if (cc->n >= PROF_CALLCHAIN_MAX_FRAMES)
 		return 0;
 	k = prof_symbolize(cc->sym, as, addr, flags, cc->frames, NFRAMES);
+	if (cc->defer_jit && k == 1 && is_jit_code(as, addr, flags, &cc->frames[0])) {
+		cc->ids[cc->n++] = deferred_id(cc, as, addr, flags);
+		return k;
+	}
 	for (size_t i = 0; i < k && cc->n < PROF_CALLCHAIN_MAX_FRAMES; i++)
 		cc->ids[cc->n++] = frame_id(cc, &cc->frames[i]);
 	return k;
@@ -265,4 +324,56 @@ uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *
 		cc->ids[j] = tmp;
 	}
 	return prof_stacks_intern(cc->stacks, cc->ids, cc->n);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct prof_deferred_frame *x = *(struct prof_deferred_frame *const *)a;
+	const struct prof_deferred_frame *y = *(struct prof_deferred_frame *const *)b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+uint32_t *prof_callchain_resolve(struct prof_callchain *cc, size_t *nframes,
+				 unsigned long long *named_leaves)
+{
+	size_t nd = prof_hashmap_count(&cc->deferred), n = prof_intern_count(&cc->stacks->frames);
+	struct prof_deferred_frame **order;
+	struct prof_addrspace *as = NULL;
+	uint32_t *map, unknown;
+
+	*nframes = nd ? n : 0;
+	*named_leaves = 0;
+	if (!nd)
+		return NULL;
+	map = xreallocarray(NULL, n, sizeof(*map));
+	for (size_t i = 0; i < n; i++)
+		map[i] = (uint32_t)i;
+	/* One address space per process, so that its map is read once. */
+	order = xreallocarray(NULL, nd, sizeof(*order));
+	for (size_t i = 0; i < nd; i++)
+		order[i] = prof_hashmap_at(&cc->deferred, i, NULL);
+	qsort(order, nd, sizeof(*order), by_pid);
+	unknown = prof_stacks_frame(cc->stacks, "[unknown]", 9);
+	for (size_t i = 0; i < nd; i++) {
+		struct prof_deferred_frame *d = order[i];
+		const char *name;
+
+		if (!as || prof_addrspace_pid(as) != d->pid) {
+			prof_addrspace_free(as);
+			as = prof_addrspace_new(cc->sym, d->pid);
+		}
+		if (!(name = prof_addrspace_jit_name(as, d->addr))) {
+			map[d->frame] = unknown;
+			continue;
+		}
+		prof_buf_reset(&cc->text);
+		prof_buf_addstr(&cc->text, name);
+		sanitize(&cc->text);
+		map[d->frame] = prof_stacks_frame(cc->stacks, cc->text.data, cc->text.len);
+		*named_leaves += d->leaf;
+	}
+	prof_addrspace_free(as);
+	free(order);
+	return map;
 }

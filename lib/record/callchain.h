@@ -27,10 +27,21 @@
  * user function's CFI says its CFA is SP + N, the return address at
  * SP + N - 8 is its caller, put back after it unless the walk has it
  * (x86-64; perf -g loses that frame).
+ *
+ * Deferred naming (defer_jit): a user address that nothing names when
+ * sampled, in anonymous executable memory (JIT code whose perf map entry
+ * is not written yet: the JVM writes its map only at exit or when asked),
+ * becomes a frame of its own, "[unknown 0xADDR pid PID]", kept with its
+ * process and address (the looked-up one: a return address less one);
+ * prof_callchain_resolve() names those frames at the end of the
+ * recording from the perf map as it is then, which is how perf report
+ * names them (it reads the map when it reports). Off (the default),
+ * they are "[unknown]" at once, as a writer that cannot go back needs.
  */
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "base/hashmap.h"
 #include "record/decode.h"
 #include "symbolize/symbolize.h"
 
@@ -71,6 +82,7 @@ struct prof_callchain {
 	enum prof_call_graph mode;
 	int lines;			/* add " FILE:LINE" to frame names */
 	unsigned max_stack;		/* kernel.perf_event_max_stack */
+	int defer_jit;			/* deferred naming (above); set by the caller */
 	/* counts, for the caller's report */
 	unsigned long long fp_user_stacks;	/* fp call chains with user frames */
 	unsigned long long fp_shallow_stacks;	/* those 1 or 2 deep, reaching no entry frame */
@@ -80,6 +92,15 @@ struct prof_callchain {
 	struct prof_frame frames[16];
 	uint32_t ids[PROF_CALLCHAIN_MAX_FRAMES];
 	size_t n;
+	struct prof_hashmap deferred;	/* frame id -> struct prof_deferred_frame */
+};
+
+/* A frame of deferred naming. */
+struct prof_deferred_frame {
+	uint32_t frame;			/* its id in the stack table */
+	int pid;
+	uint64_t addr;			/* the address looked up */
+	uint64_t leaf;			/* samples with this frame innermost */
 };
 
 /* Initialise; the pointers are borrowed for the callchain's lifetime. */
@@ -98,5 +119,18 @@ void prof_callchain_release(struct prof_callchain *cc);
  */
 uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *as,
 			      const struct prof_sample *s, const char *root);
+
+/*
+ * Name the frames of deferred naming now, from the perf map of each
+ * one's process (symbolize.h's prof_addrspace_jit_name()): "[unknown]"
+ * where it names nothing (code freed before the map was written, or no
+ * map). Returns, for each frame id below *nframes (the table's frame
+ * count before this call), the id of its name: itself, or the interned
+ * name of a deferred frame; NULL (and *nframes 0) when there is no
+ * deferred frame. Samples whose innermost frame got a name are counted
+ * in *named_leaves. Caller frees.
+ */
+uint32_t *prof_callchain_resolve(struct prof_callchain *cc, size_t *nframes,
+				 unsigned long long *named_leaves);
 
 #endif

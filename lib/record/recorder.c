@@ -20,12 +20,16 @@
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "io/output.h"
+#include "record/jvm.h"
 #include "record/proclog.h"
 #include "record/recorder.h"
 #include "record/rotate.h"
 #include "record/runtimes.h"
 #include "symbolize/dwarf_unwind.h"
 #include "symbolize/symbolize.h"
+
+/* How long a JVM gets to start its attach listener and write its map. */
+#define JVM_TIMEOUT_MS 3000
 
 /* ---- life cycle ---- */
 
@@ -50,6 +54,11 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 			    prof_perf_max_stack());
 	prof_threads_init(&r->threads, r->sym, r->unw);
 	prof_sample_writer_init(&r->writer, out, &r->stacks, o->folded);
+	/*
+	 * JIT frames named at the end where the output can still change
+	 * then: the folded table, a TSV file rewritten after its close.
+	 */
+	r->chain.defer_jit = o->folded || (out && prof_output_replaces(out));
 	prof_perf_init(&r->perf, o->mmap_pages);
 	r->perf.layout = prof_recorder_layout(o);
 	if (o->processes) {
@@ -77,6 +86,7 @@ void prof_recorder_release(struct prof_recorder *r)
 int prof_recorder_rotate(struct prof_recorder *r, const struct prof_rotate_options *o)
 {
 	r->rot = prof_rotation_new(o, r->opt.folded);
+	r->chain.defer_jit = 0;	/* each file is complete at its interval's end */
 	return r->rot ? 0 : -1;
 }
 
@@ -457,10 +467,53 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 		prof_symbolizer_naming_report(r->sym, "samples");
 }
 
+/*
+ * -p, -t: each recorded process still running with JIT frames left
+ * unnamed, if a JVM, asked to write its perf map now (jvm.h): it writes
+ * none of itself before it exits.
+ */
+static void ask_jvms(struct prof_recorder *r)
+{
+	int asked[16], nasked = 0;
+	char why[256];
+
+	for (size_t i = 0; i < prof_hashmap_count(&r->chain.deferred) && nasked < 16; i++) {
+		const struct prof_deferred_frame *d = prof_hashmap_at(&r->chain.deferred, i, NULL);
+		int seen = 0;
+
+		for (int k = 0; k < nasked; k++)
+			seen |= asked[k] == d->pid;
+		if (seen || kill(d->pid, 0) != 0)
+			continue;
+		asked[nasked++] = d->pid;
+		if (prof_jvm_perfmap(d->pid, JVM_TIMEOUT_MS, why, sizeof(why)) != 0 &&
+		    strcmp(why, "not a HotSpot JVM") != 0)
+			prof_warn("pid %d: the JVM wrote no perf map (%s): its JIT frames are [unknown]",
+				  d->pid, why);
+	}
+}
+
+/*
+ * The frames of deferred naming (callchain.h) named from the perf maps as
+ * they are now, for the writer: the JVM has written its map at exit.
+ */
+static void name_deferred(struct prof_recorder *r)
+{
+	unsigned long long named;
+
+	if (r->writer.rename || !r->chain.defer_jit)
+		return;
+	if (r->opt.ask_jvm && r->target.npids)
+		ask_jvms(r);
+	r->writer.rename = prof_callchain_resolve(&r->chain, &r->writer.nrename, &named);
+	prof_symbolizer_account_named_late(r->sym, named);
+}
+
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)
 {
 	int rc = 0;
 
+	name_deferred(r);
 	if (r->proclog && prof_proclog_write(r->proclog, r->opt.processes, meta) != 0)
 		rc = -1;
 	if (r->rot)
@@ -491,6 +544,9 @@ int prof_recorder_complete(struct prof_recorder *r, double duration,
 	secs = (double)(prof_now_ns() - r->start_ns) / 1e9;
 	/* A failed write leaves no file (or the old one): claim no bytes. */
 	out_failed = out && prof_output_close(out) != 0;
+	/* A streamed TSV file gets the names found at the end. */
+	if (!out_failed && named && prof_sample_writer_rename_file(&r->writer, name) != 0)
+		out_failed = 1;
 	if (out_failed)
 		rval = PROF_EXIT_FAIL;
 	else if (named && stat(name, &st) == 0)

@@ -76,6 +76,7 @@ struct prof_recorder_options {
 	int lines, no_inline, no_demangle, debuginfod;	/* symbolizer options (symbolize.h) */
 	size_t mmap_pages;		/* ring buffer pages per CPU */
 	const char *runtime_perf;	/* runtimes whose perf support was turned on (runtimes.h) */
+	int ask_jvm;			/* -p, -t: ask a running JVM for its perf map at the end (jvm.h) */
 	const char *processes;		/* path of the process log (proclog.h), or NULL */
 };
 
@@ -230,8 +231,10 @@ int prof_recorder_run(struct prof_recorder *r, double duration,
 void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64_t time);
 
 /*
- * Finish the output: folded stacks are written now (with meta's line
- * unless meta is NULL); a rotation writes its last interval (meta is
+ * Finish the output: the frames of deferred naming (callchain.h) are
+ * named, after asking the running JVMs among the targets for their maps
+ * (opt.ask_jvm; a warning when one wrote none); folded stacks are
+ * written now (with meta's line unless meta is NULL); a rotation writes its last interval (meta is
  * not used: each file has the metadata given to prof_recorder_begin()).
  * Returns 0 or -1 (write error, reported).
  */
@@ -242,7 +245,8 @@ int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta);
  * prof_recorder_run(), the V8 logs of runtimes.h removed, then, when the output's reader went away, the
  * output dropped and SIGPIPE raised with its default action (as a writer
  * into "| head" ends); else prof_recorder_finish() (folded: meta's line
- * unless NULL), out closed (NULL: a rotation), and prof_recorder_report()
+ * unless NULL), out closed (NULL: a rotation), a TSV file rewritten with
+ * the names of deferred naming (sample_writer.h), and prof_recorder_report()
  * on name (NULL or "-": standard output). Returns the command's status,
  * or 1 when writing failed and the command's status was 0 (or there is
  * no command).

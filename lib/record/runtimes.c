@@ -40,7 +40,7 @@ const char *prof_runtime_perf_enable(void)
 		strcat(names, names[0] ? ",node" : "node");
 	}
 	if (!java || !strstr(java, "PreserveFramePointer")) {
-		append_word("JAVA_TOOL_OPTIONS", java, "-XX:+PreserveFramePointer");
+		append_word("JAVA_TOOL_OPTIONS", java, PROF_RUNTIME_JAVA_OPTIONS);
 		strcat(names, names[0] ? ",java" : "java");
 	}
 	return names[0] ? names : NULL;

@@ -14,8 +14,15 @@
  *           gives each interpreted function a trampoline of its own (else
  *           all are Builtins_InterpreterEntryTrampoline), and its frames
  *           keep frame pointers, so fp stacks are whole, script to leaf
- *   java    -XX:+PreserveFramePointer appended to JAVA_TOOL_OPTIONS: JIT
- *           frames keep frame pointers (their names need a perf map agent)
+ *   java    PROF_RUNTIME_JAVA_OPTIONS appended to JAVA_TOOL_OPTIONS: JIT
+ *           frames keep frame pointers (PreserveFramePointer), and the JVM
+ *           writes /tmp/perf-PID.map when it exits (DumpPerfMapAtExit, a
+ *           diagnostic option of JDK 17+; recorders name the JIT frames
+ *           they could not name while recording from it: callchain.h's
+ *           deferred naming). The JVM writes no map while it runs; older
+ *           JVMs do not know DumpPerfMapAtExit and would refuse to start,
+ *           hence IgnoreUnrecognizedVMOptions (which also lets a mistyped
+ *           -XX option of the command pass unnoticed)
  *
  * What the user already set wins: PYTHONPERFSUPPORT set to anything,
  * NODE_OPTIONS already naming a --perf-* option, JAVA_TOOL_OPTIONS
@@ -41,6 +48,11 @@ const char *prof_runtime_perf_enable(void);
  * command's node processes wrote because of profrec. Returns how many.
  */
 int prof_runtime_perf_cleanup(const char *names, double started);
+
+/* What JAVA_TOOL_OPTIONS gets (see above). */
+#define PROF_RUNTIME_JAVA_OPTIONS \
+	"-XX:+IgnoreUnrecognizedVMOptions -XX:+PreserveFramePointer " \
+	"-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
 
 /* The one line saying what was turned on and how to keep it off. */
 #define PROF_RUNTIME_PERF_NOTE \

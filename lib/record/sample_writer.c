@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "core/stack.h"
@@ -28,6 +29,9 @@ void prof_sample_writer_release(struct prof_sample_writer *w)
 	prof_buf_release(&w->line);
 	prof_buf_release(&w->map_text);
 	prof_intern_release(&w->maps);
+	free(w->rename);
+	w->rename = NULL;
+	w->nrename = 0;
 	free(w->written);
 	w->written = NULL;
 	w->written_words = 0;
@@ -144,6 +148,100 @@ void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_samp
 	prof_output_write(w->out, b->data, b->len);
 }
 
+/* The text of stack id with the renames ("a;b;c"). */
+static void format_renamed(const struct prof_sample_writer *w, uint32_t id, struct prof_buf *b)
+{
+	size_t depth, len;
+	const uint32_t *f = prof_stacks_frames(w->stacks, id, &depth);
+
+	for (size_t i = 0; i < depth; i++) {
+		uint32_t fid = f[i] < w->nrename ? w->rename[f[i]] : f[i];
+		const char *name = prof_stacks_frame_name(w->stacks, fid, &len);
+
+		if (i)
+			prof_buf_addch(b, ';');
+		prof_buf_add(b, name, len);
+	}
+}
+
+/* The index of column name in profrec-samples. */
+static size_t column(const char *name)
+{
+	const struct prof_tsv_schema *s = prof_tsv_schema_find("profrec-samples");
+	size_t i = 0;
+
+	while (i < s->ncolumns && strcmp(s->columns[i].name, name) != 0)
+		i++;
+	return i;
+}
+
+int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *path)
+{
+	size_t c_id = column("stack_id"), c_stack = column("stack"), len;
+	struct prof_lines *in;
+	struct prof_output *out;
+	struct prof_buf *b = &w->line;
+	char *line;
+	int header = 1;
+
+	if (w->folded || !w->rename)
+		return 0;
+	if (!(in = prof_lines_open(path)))
+		return -1;
+	if (!(out = prof_output_open(path, PROF_OUT_ATOMIC, prof_compression_from_suffix(path)))) {
+		prof_lines_close(in);
+		return -1;
+	}
+	while ((line = prof_lines_next(in, &len))) {
+		const char *f = line, *end = line + len, *start_id = NULL, *stack = NULL, *stack_end;
+		size_t col = 0;
+		char *idend;
+		unsigned long id;
+
+		/* the metadata and the column header as they are */
+		if (header || line[0] == '#') {
+			header = line[0] == '#';
+			prof_output_write(out, line, len);
+			prof_output_write(out, "\n", 1);
+			continue;
+		}
+		for (const char *p = line; p <= end; p++)
+			if (p == end || *p == '\t') {
+				if (col == c_id)
+					start_id = f;
+				else if (col == c_stack)
+					stack = f;
+				col++;
+				f = p + 1;
+				if (stack)
+					break;
+			}
+		stack_end = stack ? memchr(stack, '\t', (size_t)(end - stack)) : NULL;
+		if (!stack_end)
+			stack_end = end;
+		id = start_id ? strtoul(start_id, &idend, 10) : 0;
+		if (!stack || stack == stack_end || !start_id || *idend != '\t' ||
+		    id >= prof_stacks_count(w->stacks)) {
+			prof_output_write(out, line, len);
+			prof_output_write(out, "\n", 1);
+			continue;
+		}
+		prof_buf_reset(b);
+		prof_buf_add(b, line, (size_t)(stack - line));
+		format_renamed(w, (uint32_t)id, b);
+		prof_buf_add(b, stack_end, (size_t)(end - stack_end));
+		prof_buf_addch(b, '\n');
+		prof_output_write(out, b->data, b->len);
+	}
+	if (prof_lines_failed(in) || prof_lines_too_long(in)) {
+		prof_lines_close(in);
+		prof_output_abort(out);
+		return -1;
+	}
+	prof_lines_close(in);
+	return prof_output_close(out);
+}
+
 int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_meta *meta)
 {
 	struct prof_stacks used;
@@ -165,7 +263,8 @@ int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_me
 			f = xreallocarray(f, cap = depth, sizeof(*f));
 		for (size_t i = 0; i < depth; i++) {
 			size_t len;
-			const char *name = prof_stacks_frame_name(w->stacks, src[i], &len);
+			uint32_t fid = src[i] < w->nrename ? w->rename[src[i]] : src[i];
+			const char *name = prof_stacks_frame_name(w->stacks, fid, &len);
 
 			f[i] = prof_stacks_frame(&used, name, len);
 		}

@@ -41,6 +41,14 @@ struct prof_sample_writer {
 	struct prof_stacks *stacks;	/* not owned */
 	int folded;
 	uint64_t start_ns;		/* time 0 of the TSV's time_ns column */
+	/*
+	 * Frames renamed at the end (deferred naming, callchain.h): frame
+	 * id -> the id written instead, for ids below nrename; NULL: none.
+	 * Owned (freed by release). Folded output is written with it; a TSV
+	 * file is rewritten with it by prof_sample_writer_rename_file().
+	 */
+	uint32_t *rename;
+	size_t nrename;
 	/* private */
 	struct prof_buf line;
 	uint32_t *written;		/* TSV: bitmap of the stack ids written so far */
@@ -85,5 +93,14 @@ void prof_sample_writer_restart(struct prof_sample_writer *w, struct prof_output
  * (write error, reported). The caller closes the output.
  */
 int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_meta *meta);
+
+/*
+ * Rewrite the TSV file path (closed; compressed as its suffix says),
+ * atomically, with w->rename applied to every stack's text: how frames
+ * named only at the end of the recording get their names in a file
+ * streamed while they had none. Returns 0 (also when there is nothing to
+ * rename), or -1 after reporting (the file is left as it was).
+ */
+int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *path);
 
 #endif

@@ -271,6 +271,15 @@ const struct jitsym *prof_sym_jit_symbol(struct prof_addrspace *as, uint64_t add
 	return name;
 }
 
+const char *prof_addrspace_jit_name(struct prof_addrspace *as, uint64_t addr)
+{
+	const struct jitsym *j;
+
+	jit_reload(as, prof_now_ns());
+	j = jit_find_loaded(as, addr);
+	return j ? j->name : NULL;
+}
+
 void prof_sym_jit_release(struct prof_addrspace *as)
 {
 	free(as->jit);

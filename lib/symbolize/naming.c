@@ -43,6 +43,14 @@ void prof_symbolizer_account(struct prof_symbolizer *s, struct prof_addrspace *a
 		s->objs[as->objs[mi]]->named[k] += weight;
 }
 
+void prof_symbolizer_account_named_late(struct prof_symbolizer *s, uint64_t weight)
+{
+	if (weight > s->named[PROF_NAMED_NONE])
+		weight = s->named[PROF_NAMED_NONE];
+	s->named[PROF_NAMED_NONE] -= weight;
+	s->named[PROF_NAMED_SYMBOL] += weight;
+}
+
 static int pct(uint64_t part, uint64_t total)
 {
 	return total ? (int)((part * 100 + total / 2) / total) : 0;

@@ -192,6 +192,13 @@ void prof_symbolizer_account(struct prof_symbolizer *s, struct prof_addrspace *a
 			     uint64_t addr, unsigned flags, uint64_t weight);
 
 /*
+ * Count weight accounted as unnamed (PROF_NAMED_NONE) as named by
+ * symbols instead: addresses of JIT code named at the end of a
+ * recording, from a perf map written after they were accounted.
+ */
+void prof_symbolizer_account_named_late(struct prof_symbolizer *s, uint64_t weight);
+
+/*
  * Say once on stderr (prof_warn), after "PROG: ", where the names of
  * the accounted weight (unit: "samples", "bytes") came from when some
  * were not found by symbols: one line for the whole ("names: 62% of
@@ -260,6 +267,15 @@ const struct prof_map *prof_addrspace_find(const struct prof_addrspace *as, uint
 
 /* All mappings in address order; count in *n. Valid until the next change. */
 const struct prof_map *prof_addrspace_maps(const struct prof_addrspace *as, size_t *n);
+
+/*
+ * The name the JIT map of as's process gives addr now: /tmp/perf-PID.map
+ * (and the jitdump among as's mappings) read again when changed, however
+ * recent the last look. NULL when nothing names addr. For addresses left
+ * unnamed while recording and named at its end, from the map a runtime
+ * writes late (the JVM's at its exit, or when asked: record/jvm.h).
+ */
+const char *prof_addrspace_jit_name(struct prof_addrspace *as, uint64_t addr);
 
 /*
  * Nonzero if /proc/kallsyms gives real addresses to this process (so

@@ -196,15 +196,15 @@ static double weight_of(const struct prof_recorder *r, const char *text)
 	return w;
 }
 
-static void start(struct prof_recorder *r, struct prof_recorder_options *o, int offcpu,
-		  struct prof_output *out)
+static void start_as(struct prof_recorder *r, struct prof_recorder_options *o, int offcpu,
+		     struct prof_output *out, int folded)
 {
 	struct prof_record_target t;
 
 	memset(&t, 0, sizeof(t));
 	t.all_cpus = 1;		/* no process to look for in /proc */
 	prof_recorder_options_init(o);
-	o->folded = out == NULL;
+	o->folded = folded;
 	if (offcpu) {
 		o->offcpu_event = 0;
 		o->events[o->nevents++] = &prof_event_offcpu;
@@ -213,6 +213,13 @@ static void start(struct prof_recorder *r, struct prof_recorder_options *o, int 
 	}
 	prof_recorder_init(r, o, &t, out);
 	prof_perf_add_id(&r->perf, offcpu ? OFF_ID : CPU_ID, 0);
+}
+
+/* Folded stacks kept in the table when out is NULL, else TSV to out. */
+static void start(struct prof_recorder *r, struct prof_recorder_options *o, int offcpu,
+		  struct prof_output *out)
+{
+	start_as(r, o, offcpu, out, out == NULL);
 }
 
 /* fp mode: the caller of a frameless function, which the walk skips (callchain.h). */
@@ -411,6 +418,106 @@ static void test_tsv(void)
 	unlink(path);
 }
 
+/* An anonymous executable mapping (JIT code) of pid. */
+static void mmap_anon(struct prof_recorder *r, uint32_t pid, uint64_t start, uint64_t len)
+{
+	struct rec_buf b;
+	struct prof_rec_mmap2 m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = pid;
+	m.addr = start;
+	m.len = len;
+	m.prot = PROT_READ | PROT_EXEC;
+	rec_begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	rec_put(&b, &m, sizeof(m));
+	rec_str(&b, "//anon");
+	rec_sample_id(&b, pid, pid, 1, 0, CPU_ID);
+	feed(r, &b);
+}
+
+static char *slurp(const char *path)
+{
+	static char text[8192];
+	size_t n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f) {
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+	}
+	text[n] = 0;
+	return text;
+}
+
+/*
+ * Deferred naming (callchain.h): JIT code whose perf map is written only
+ * after its samples (the JVM's at exit) named at the end, in folded
+ * output and in a TSV file rewritten; an address the late map lacks
+ * (code freed before it was written) is [unknown].
+ */
+#define JIT 0x7f0000100000ULL
+static void test_deferred(void)
+{
+	char out_path[] = "/tmp/test_recorder.XXXXXX", map[64];
+	const uint64_t chain[] = { JIT + 0x110, JIT + 0x220 + 1, addr_of(unit_root) + 1 };
+	const uint64_t gone[] = { JIT + 0x990, JIT + 0x220 + 1, addr_of(unit_root) + 1 };
+	struct prof_meta meta = PROF_META_INIT;
+	struct prof_recorder_options o;
+	struct prof_recorder r;
+	struct prof_output *out;
+	FILE *f;
+	int fd = mkstemp(out_path);
+
+	if (fd >= 0)
+		close(fd);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", PID);
+	unlink(map);
+	prof_meta_set(&meta, "source", "profrec");
+	for (int folded = 1; folded >= 0; folded--) {
+		out = prof_output_open(out_path, PROF_OUT_STREAM, PROF_COMP_NONE);
+		start_as(&r, &o, 0, out, folded);
+		CHECK(prof_recorder_begin(&r, &meta) == 0);
+		mmap_self(&r, PID);
+		mmap_anon(&r, PID, JIT, 0x1000);
+		comm(&r, PID, TID, "java", 0);
+		sample(&r, CPU_ID, PID, TID, 10, chain, 3);
+		sample(&r, CPU_ID, PID, TID, 11, chain, 3);
+		sample(&r, CPU_ID, PID, TID, 12, gone, 3);
+		/* the map written late, as at the JVM's exit */
+		f = fopen(map, "we");
+		if (f) {
+			fprintf(f, "0x%llx 0x80 long Split.leafA(int)\n0x%llx 0x100 LSplit;::split\n",
+				(unsigned long long)JIT + 0x100, (unsigned long long)JIT + 0x200);
+			fclose(f);
+		}
+		CHECK(prof_recorder_finish(&r, &meta) == 0 && prof_output_close(out) == 0);
+		if (!folded)
+			CHECK(prof_sample_writer_rename_file(&r.writer, out_path) == 0);
+		TEST(folded ? "deferred naming: JIT frames named at the end from the late map (folded)" :
+			      "deferred naming: a streamed TSV file rewritten with the names") {
+			const char *text = slurp(out_path);
+
+			CHECK(strstr(text, folded ? "java;unit_root;LSplit:::split;long Split.leafA(int) 2\n" :
+					      "\tunit_root;LSplit:::split;long Split.leafA(int)\t"));
+			CHECK(strstr(text, folded ? "java;unit_root;LSplit:::split;[unknown] 1\n" :
+					      "\tunit_root;LSplit:::split;[unknown]\t"));
+			CHECK(!strstr(text, "[unknown 0x"));
+		}
+		prof_recorder_release(&r);
+		unlink(map);
+	}
+	TEST("deferred naming: off for standard output (nothing to go back to)") {
+		out = prof_output_open("-", PROF_OUT_STREAM, PROF_COMP_NONE);
+		start_as(&r, &o, 0, out, 0);
+		CHECK(r.chain.defer_jit == 0);
+		prof_recorder_release(&r);
+		prof_output_abort(out);
+	}
+	prof_meta_release(&meta);
+	unlink(out_path);
+}
+
 int main(void)
 {
 	/* Hermetic: no symbol cache read or written. */
@@ -419,5 +526,6 @@ int main(void)
 	test_leaf_caller();
 	test_offcpu();
 	test_tsv();
+	test_deferred();
 	return UNIT_RESULT();
 }
