@@ -96,8 +96,9 @@ static void sleep_ms(int ms)
 static int start_listener(int pid, int nspid, const char *sock, int timeout_ms, char *why,
 			  size_t n)
 {
-	char trigger[96];
+	char trigger[96], proc[32];
 	int fd, waited = 0, step = 5, rc = -1;
+	struct stat st;
 
 	snprintf(trigger, sizeof(trigger), "/proc/%d/cwd/.attach_pid%d", pid, nspid);
 	fd = open(trigger, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -107,6 +108,18 @@ static int start_listener(int pid, int nspid, const char *sock, int timeout_ms, 
 	}
 	if (fd < 0)
 		return say(why, n, "%s: %s", trigger, strerror(errno));
+	/*
+	 * HotSpot heeds only a trigger file of its own effective user: ours
+	 * (root's) given to it, as /proc/PID is its; else it would print a
+	 * thread dump instead. Not root, we are that user or cannot attach.
+	 */
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	if (stat(proc, &st) == 0 && fchown(fd, st.st_uid, st.st_gid) != 0 && geteuid() == 0) {
+		say(why, n, "%s: chown: %s", trigger, strerror(errno));
+		close(fd);
+		unlink(trigger);
+		return -1;
+	}
 	close(fd);
 	if (kill(pid, SIGQUIT) != 0) {
 		say(why, n, "SIGQUIT: %s", strerror(errno));

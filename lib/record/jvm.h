@@ -14,7 +14,8 @@
  * "1" (the protocol version), the command ("jcmd") and three arguments,
  * each NUL-terminated; the answer, the JVM's result code on a line, then
  * the command's output, ends when the JVM closes the connection. The JVM
- * takes requests only from its own effective user or root.
+ * takes requests only from its own effective user or root, and heeds a
+ * trigger file only of its own user (root's is given to it).
  *
  * SIGQUIT kills a process that does not catch it (and a JVM started with
  * -XX:+ReduceSignalUsage does not): it is sent only to a process that maps

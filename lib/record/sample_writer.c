@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
 #include "base/xalloc.h"
 #include "core/meta.h"
 #include "core/stack.h"
