@@ -37,6 +37,11 @@
  * recording from the perf map as it is then, which is how perf report
  * names them (it reads the map when it reports). Off (the default),
  * they are "[unknown]" at once, as a writer that cannot go back needs.
+ * The map at the end names only code alive then; a JVM is not asked for
+ * maps during the run as well, because the one at the end left 0.0% of
+ * a 4-second run of JDK sort, hash map and regex code (tiered
+ * recompilation) [unknown] (perf report: 0.1%), while each request
+ * costs the JVM 5 ms (31 ms the first, which starts its attach thread).
  */
 #include <stdint.h>
 
