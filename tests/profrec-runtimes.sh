@@ -252,14 +252,16 @@ if need "java: Java methods named" java default-jdk-headless &&
 				/^#/ { next }
 				{ n = $NF }
 				/leaf[AB]/ {
-					if ($0 !~ /JavaCalls::call_helper[^;]*;StubRoutines[^;]*;(Interpreter|[^;]*main[^;]*);(Interpreter|[^;]*split[^;]*);[^;]*leaf[AB][^;]*(;.*)? [0-9]+$/) bad = $0
+					if ($0 !~ /JavaCalls::call_helper[^;]*;StubRoutines[^;]*;(Interpreter|[^;]*main[^;]*);(Interpreter|[^;]*split[^;]*);[^;]*leaf[AB][^;]*(;.*)? [0-9]+$/) { bad = $0; nbad += n }
 					if ($0 ~ /leafA/) a += n; else b += n
 				}
 				END {
 					if (a + b < 500) { print "FAIL profrec-runtimes: " name ": leafA and leafB named in " a + b " samples (500 or more expected)"; exit }
 					print "PASS profrec-runtimes: " name ": leafA and leafB named"
-					if (bad != "") print "FAIL profrec-runtimes: " name ": every stack of the leaves reaches main: ..." substr(bad, length(bad) - 300)
-					else print "PASS profrec-runtimes: " name ": every stack of the leaves reaches main through split"
+					# a sample in a leaf'"'"'s prologue, before it saved the frame
+					# pointer, misses its caller (perf -g too): 1% of them may
+					if (nbad > (a + b) / 100) print "FAIL profrec-runtimes: " name ": " nbad " of " a + b " leaf stacks miss main or split: ..." substr(bad, length(bad) - 300)
+					else print "PASS profrec-runtimes: " name ": the stacks of the leaves reach main through split (" nbad + 0 " of " a + b " not)"
 					share = 100 * a / (a + b)
 					if (share < 70 || share > 80) print "FAIL profrec-runtimes: " name ": leafA " share "% (75 +- 5 expected)"
 					else print "PASS profrec-runtimes: " name ": leafA/leafB split 75/25 within 5 points (" int(share + 0.5) "%)"
@@ -274,11 +276,12 @@ if need "java: Java methods named" java default-jdk-headless &&
 		fi
 		# TSV streamed while the names were unknown: rewritten at the end
 		# shellcheck disable=SC2086
-		run env -u JAVA_TOOL_OPTIONS "$P" -o "$TMP/java.tsv.gz" -- java $JOPTS Split 1000
+		run env -u JAVA_TOOL_OPTIONS "$P" -o "$TMP/java.tsv.gz" -- java $JOPTS Split 1500
 		validate_tsv "java: TSV rewritten with the names: valid profrec-samples" profrec-samples "$TMP/java.tsv.gz"
 		"$BIN/proffold" -q "$TMP/java.tsv.gz" >"$TMP/java-tsv.folded" 2>/dev/null
-		check "java: TSV rewritten with the names (gzip), no address left" 0 "yes" sh -c \
-			"grep -q 'Split.leafA' '$TMP/java-tsv.folded' && ! gzip -dc '$TMP/java.tsv.gz' | grep -q 'unknown 0x' && echo yes"
+		java_stacks "java (TSV, gzip)" "$TMP/java-tsv.folded"
+		check "java: TSV rewritten with the names (gzip), no address left" 0 "" \
+			sh -c "gzip -dc '$TMP/java.tsv.gz' | grep -o 'unknown 0x[^]]*]' | head -n 3"
 		# -p: a JVM still running when the recording stops writes no map
 		# of itself: it is asked for one through its attach mechanism
 		# (Compiler.perfmap, as jcmd asks); --no-runtime-perf asks nothing

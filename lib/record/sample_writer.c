@@ -147,19 +147,35 @@ void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_samp
 	prof_output_write(w->out, b->data, b->len);
 }
 
-/* The text of stack id with the renames ("a;b;c"). */
-static void format_renamed(const struct prof_sample_writer *w, uint32_t id, struct prof_buf *b)
+/* The frame id frame is written as (w->rename). */
+static uint32_t renamed(const struct prof_sample_writer *w, uint32_t frame)
 {
-	size_t depth, len;
-	const uint32_t *f = prof_stacks_frames(w->stacks, id, &depth);
+	return frame < w->nrename ? w->rename[frame] : frame;
+}
 
-	for (size_t i = 0; i < depth; i++) {
-		uint32_t fid = f[i] < w->nrename ? w->rename[f[i]] : f[i];
-		const char *name = prof_stacks_frame_name(w->stacks, fid, &len);
+/*
+ * Append stack text text (len bytes, "a;b;c") with each renamed frame's
+ * new name: by the frames' names, whatever the file's stack ids are.
+ */
+static void add_renamed(const struct prof_sample_writer *w, const char *text, size_t len,
+			struct prof_buf *b)
+{
+	const char *end = text + len, *f = text;
 
-		if (i)
+	while (f <= end) {
+		const char *semi = memchr(f, ';', (size_t)(end - f));
+		size_t flen = (size_t)((semi ? semi : end) - f);
+		uint32_t id = prof_intern_find(&w->stacks->frames, f, flen);
+		const char *name = f;
+
+		if (f != text)
 			prof_buf_addch(b, ';');
-		prof_buf_add(b, name, len);
+		if (id != UINT32_MAX && renamed(w, id) != id)
+			name = prof_stacks_frame_name(w->stacks, renamed(w, id), &flen);
+		prof_buf_add(b, name, flen);
+		if (!semi)
+			break;
+		f = semi + 1;
 	}
 }
 
@@ -176,7 +192,7 @@ static size_t column(const char *name)
 
 int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *path)
 {
-	size_t c_id = column("stack_id"), c_stack = column("stack"), len;
+	size_t c_stack = column("stack"), len;
 	struct prof_lines *in;
 	struct prof_output *out;
 	struct prof_buf *b = &w->line;
@@ -192,10 +208,8 @@ int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *pat
 		return -1;
 	}
 	while ((line = prof_lines_next(in, &len))) {
-		const char *f = line, *end = line + len, *start_id = NULL, *stack = NULL, *stack_end;
+		const char *end = line + len, *stack = line, *stack_end;
 		size_t col = 0;
-		char *idend;
-		unsigned long id;
 
 		/* the metadata and the column header as they are */
 		if (header || line[0] == '#') {
@@ -204,31 +218,22 @@ int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *pat
 			prof_output_write(out, "\n", 1);
 			continue;
 		}
-		for (const char *p = line; p <= end; p++)
-			if (p == end || *p == '\t') {
-				if (col == c_id)
-					start_id = f;
-				else if (col == c_stack)
-					stack = f;
-				col++;
-				f = p + 1;
-				if (stack)
-					break;
-			}
-		stack_end = stack ? memchr(stack, '\t', (size_t)(end - stack)) : NULL;
+		while (col < c_stack && stack && stack < end) {
+			stack = memchr(stack, '\t', (size_t)(end - stack));
+			stack = stack ? stack + 1 : NULL;
+			col++;
+		}
+		stack_end = stack && stack < end ? memchr(stack, '\t', (size_t)(end - stack)) : NULL;
 		if (!stack_end)
 			stack_end = end;
-		id = start_id ? strtoul(start_id, &idend, 10) : 0;
-		if (!stack || stack == stack_end || !start_id || *idend != '\t' ||
-		    id >= prof_stacks_count(w->stacks)) {
-			prof_output_write(out, line, len);
-			prof_output_write(out, "\n", 1);
-			continue;
-		}
 		prof_buf_reset(b);
-		prof_buf_add(b, line, (size_t)(stack - line));
-		format_renamed(w, (uint32_t)id, b);
-		prof_buf_add(b, stack_end, (size_t)(end - stack_end));
+		if (stack && col == c_stack && stack < stack_end) {
+			prof_buf_add(b, line, (size_t)(stack - line));
+			add_renamed(w, stack, (size_t)(stack_end - stack), b);
+			prof_buf_add(b, stack_end, (size_t)(end - stack_end));
+		} else {
+			prof_buf_add(b, line, len);
+		}
 		prof_buf_addch(b, '\n');
 		prof_output_write(out, b->data, b->len);
 	}
@@ -262,8 +267,7 @@ int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_me
 			f = xreallocarray(f, cap = depth, sizeof(*f));
 		for (size_t i = 0; i < depth; i++) {
 			size_t len;
-			uint32_t fid = src[i] < w->nrename ? w->rename[src[i]] : src[i];
-			const char *name = prof_stacks_frame_name(w->stacks, fid, &len);
+			const char *name = prof_stacks_frame_name(w->stacks, renamed(w, src[i]), &len);
 
 			f[i] = prof_stacks_frame(&used, name, len);
 		}

@@ -96,9 +96,10 @@ int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_me
 
 /*
  * Rewrite the TSV file path (closed; compressed as its suffix says),
- * atomically, with w->rename applied to every stack's text: how frames
- * named only at the end of the recording get their names in a file
- * streamed while they had none. Returns 0 (also when there is nothing to
+ * atomically, with w->rename applied to every stack's text (frame by
+ * frame, found by name: the file's stack ids are not looked at): how
+ * frames named only at the end of the recording get their names in a
+ * file streamed while they had none. Returns 0 (also when there is nothing to
  * rename), or -1 after reporting (the file is left as it was).
  */
 int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *path);
