@@ -40,7 +40,7 @@
 	"profrec [-agqv] [-c period] [-d seconds] [-e event[,event...]] [-F hz] [-m pages]\n" \
 	"               [-o file] [-p pid[,pid...]] [-t tid] [--call-graph fp|dwarf[,bytes]|none]\n" \
 	"               [--folded] [--no-header] [--off-cpu] [--lines] [--no-inline] [--no-inherit]\n" \
-	"               [--no-runtime-perf] [--processes file] [--python [--idle]]\n" \
+	"               [--no-runtime-perf] [--processes file] [--python [--idle] [--native]]\n" \
 	"               [--debuginfod] [--no-demangle] [--rotate interval [--keep n] [--max-bytes size]]\n" \
 	"               [--] [command [argument ...]]"
 
@@ -72,6 +72,7 @@ static const char help_text[] =
 	"      --keep=N             --rotate: keep the newest N interval files of DIR\n"
 	"      --lines              add file:line to frame names\n"
 	"      --max-bytes=SIZE     --rotate: delete the oldest files beyond SIZE in all\n"
+	"      --native             --python: native stacks, Python frames in the interpreter's\n"
 	"      --no-demangle        keep C++ and Rust names mangled, as the binary has them\n"
 	"      --no-header          with --folded: no leading \"# key=value\" metadata line\n"
 	"      --no-inherit         do not follow children and new threads\n"
@@ -87,11 +88,11 @@ static const char help_text[] =
 	"Exit status: the command's status (126 cannot execute, 127 not found,\n"
 	"128+N killed by signal N); without a command 0; 1 on failure; 2 usage.\n";
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_IDLE, OPT_KEEP, OPT_LINES,
-       OPT_MAX_BYTES, OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_OFF_CPU,
-       OPT_PROCESSES, OPT_ROTATE };
+enum { OPT_CALL_GRAPH = 0x100, OPT_DEBUGINFOD, OPT_FOLDED, OPT_KEEP, OPT_LINES, OPT_MAX_BYTES,
+       OPT_NO_DEMANGLE, OPT_NO_HEADER, OPT_NO_INHERIT, OPT_NO_INLINE, OPT_PROCESSES, OPT_ROTATE };
 
-static int use_python, no_runtime_perf;	/* set by getopt_long itself (longopts) */
+/* set by getopt_long itself (longopts) */
+static int use_python, use_native, use_idle, use_offcpu, no_runtime_perf;
 
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -103,17 +104,18 @@ static const struct option longopts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
-	{ "idle", no_argument, NULL, OPT_IDLE },
+	{ "idle", no_argument, &use_idle, 1 },
 	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "native", no_argument, &use_native, 1 },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-runtime-perf", no_argument, &no_runtime_perf, 1 },
-	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "off-cpu", no_argument, &use_offcpu, 1 },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "processes", required_argument, NULL, OPT_PROCESSES },
@@ -189,7 +191,7 @@ static void parse_call_graph(struct prof_recorder_options *o, const char *arg)
 static int parse_options(struct args *a, int argc, char **argv)
 {
 	struct prof_recorder_options *o = &a->opt;
-	int c, m_set = 0, offcpu = 0;
+	int c, m_set = 0;
 	const char *why;
 	uint64_t v;
 
@@ -270,16 +272,10 @@ static int parse_options(struct args *a, int argc, char **argv)
 		case OPT_NO_INLINE:
 			o->no_inline = 1;
 			break;
-		case OPT_OFF_CPU:
-			offcpu = 1;
-			break;
 		case OPT_PROCESSES:
 			o->processes = optarg;
 			break;
-		case OPT_IDLE:
-			a->python.idle = 1;
-			break;
-		case 0:		/* a flag (use_python, no_runtime_perf) */
+		case 0:		/* a flag: use_python ... (longopts) */
 			break;
 		case OPT_KEEP:
 		case OPT_MAX_BYTES:
@@ -299,7 +295,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 			prof_usage_error(SYNOPSIS, NULL);
 		}
 	}
-	if (offcpu) {
+	if (use_offcpu) {
 		o->offcpu_event = o->nevents;
 		o->events[o->nevents++] = &prof_event_offcpu;
 	} else if (!o->nevents && !use_python) {
@@ -328,6 +324,10 @@ static void validate(struct args *a, int argc, char **argv)
 	if (use_python && (a->target.all_cpus || a->target.tid_only || a->target.npids > 1 ||
 			      a->opt.period || a->opt.nevents || a->rotate.interval_s || a->opt.processes))
 		prof_usage_error(SYNOPSIS, "--python takes a command or one -p PID, and none of -a, -t, -c, -e, --off-cpu, --processes, --rotate");
+	if ((use_native || use_idle) && !use_python)
+		prof_usage_error(SYNOPSIS, "--%s needs --python", use_native ? "native" : "idle");
+	a->python.native = use_native ? &a->opt : NULL;	/* its symbolizer options */
+	a->python.idle = use_idle;
 	a->python.pid = a->target.npids ? a->pids[0] : 0;
 	a->python.duration = a->duration;
 	if (a->opt.folded && a->opt.nevents > 1)

@@ -53,15 +53,15 @@ int main(void)
 	printf("  .frame_code = %u,\n", O(_PyInterpreterFrame, f_code));
 #endif
 #if PY_VERSION_HEX >= 0x030c0000
-	printf("  .frame_owner = %u,\n", O(_PyInterpreterFrame, owner));
+	printf("  .frame_owner = %u, .frame_is_entry = -1,\n", O(_PyInterpreterFrame, owner));
 #else
-	printf("  .frame_owner = -1,\n");
+	printf("  .frame_owner = -1, .frame_is_entry = %u,\n", O(_PyInterpreterFrame, is_entry));
 #endif
 	printf("  .frame_size = %u,\n", (unsigned)sizeof(_PyInterpreterFrame));
 #else
 	printf("  .frame_previous = %u,\n", O(PyFrameObject, f_back));
 	printf("  .frame_code = %u,\n", O(PyFrameObject, f_code));
-	printf("  .frame_owner = -1,\n");
+	printf("  .frame_owner = -1, .frame_is_entry = -1,\n");
 	printf("  .frame_size = %u,\n", (unsigned)sizeof(PyFrameObject));
 #endif
 	printf("  .code_name = %u,\n", O(PyCodeObject, co_name));

@@ -7,7 +7,9 @@
 # from a third, called from module level: each must be named, its share
 # within 5 points, and every sampled stack of them must reach <module>.
 # Also: a running process (-p), a command that never runs Python, a
-# version the reader does not know, and the options it refuses.
+# version the reader does not know, and the options it refuses. With
+# --native: the native stack with the Python frames merged in, the C
+# function a Python function calls (zlib's deflate) under it.
 . "$(dirname "$0")/lib.sh"
 P=$BIN/profrec
 
@@ -92,6 +94,105 @@ fi
 check_error "--python with -a: usage" 2 '--python takes a command or one -p PID' "$P" --python -a
 check_error "--python with -e: usage" 2 '--python takes a command or one -p PID' "$P" --python -e cycles -- true
 check_error "--python with two -p: usage" 2 '--python takes a command or one -p PID' "$P" --python -p 1,2
+check_error "--native without --python: usage" 2 '--native needs --python' "$P" --native -- true
+check_error "--idle without --python: usage" 2 '--idle needs --python' "$P" --idle -- true
+
+# ---- --python --native: native stacks with the Python frames in place of
+# the interpreter's eval calls. split-zlib.py's leaf_a and leaf_b spend
+# their time in zlib.compress (C: the zlib module, deflate in libz) 75/25:
+# every stack of them runs <module>, split, the leaf, then only native
+# frames; no eval function left; most of their time under deflate; 75/25
+# within 5 points.
+cp "$TESTS/data/split-zlib.py" "$TMP/split-zlib.py"
+while read -r label exe; do
+	name="--native: CPython $label"
+	run "$P" --python --native -F 299 --folded -o "$TMP/pyn.folded" -- "$exe" "$TMP/split-zlib.py" "$SECS"
+	if [ "$STATUS" != 0 ]; then
+		fail "$name: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+		continue
+	fi
+	awk -v name="$name" '
+		/^#/ { next }
+		{ n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack) }
+		stack ~ /_PyEval_EvalFrameDefault/ { evals = stack }
+		stack ~ /;py::leaf_[ab] \(/ {
+			rest = stack
+			sub(/.*;py::leaf_[ab] \([^)]*\)/, "", rest)
+			if (stack !~ /^python[0-9.]*;py::<module> \([^)]*split-zlib\.py:1\);py::split \([^)]*split-zlib\.py:7\);py::leaf_[ab] \([^)]*split-zlib\.py:(2|5)\)(;|$)/ ||
+			    rest ~ /py::/) bad = stack
+			if (rest ~ /;deflate(_[[]i[]])?(;|$)/) z += n
+			if (stack ~ /leaf_a/) a += n; else b += n
+		}
+		END {
+			if (a + b < 1e9) { print "FAIL profrec-runtimes: " name ": leaf CPU time " a + b " ns (under 1 s)"; exit }
+			share = 100 * a / (a + b)
+			if (bad != "") print "FAIL profrec-runtimes: " name ": <module>, split, the leaf, native frames: " bad
+			else print "PASS profrec-runtimes: " name ": every leaf stack runs <module>, split, the leaf, then native frames"
+			if (evals != "") print "FAIL profrec-runtimes: " name ": an eval call left in a stack: " evals
+			else print "PASS profrec-runtimes: " name ": no _PyEval_EvalFrameDefault left"
+			if (z < 0.5 * (a + b)) print "FAIL profrec-runtimes: " name ": " int(100 * z / (a + b)) "% of the leaves under deflate (over 50 expected)"
+			else print "PASS profrec-runtimes: " name ": zlib'"'"'s deflate under the leaves (" int(100 * z / (a + b) + 0.5) "% of their time)"
+			if (share < 70 || share > 80) print "FAIL profrec-runtimes: " name ": leaf_a " share "% (75 +- 5 expected)"
+			else print "PASS profrec-runtimes: " name ": leaf_a/leaf_b split 75/25 within 5 points (" int(share + 0.5) "%)"
+		}' "$TMP/pyn.folded"
+	check "$name: metadata" 0 "yes" sh -c \
+		"head -n 1 '$TMP/pyn.folded' | grep -q ' call_graph=python+native .* unmergeable_stacks=[0-9]' && echo yes"
+done <"$TMP/pythons"
+
+exe=$(awk 'NR == 1 { print $2 }' "$TMP/pythons")
+if [ -n "$exe" ]; then
+	# threads stopped and let go: the command's own exit status comes back,
+	# its threads (which end while sampled) are named, nothing is left traced
+	cat >"$TMP/threads.py" <<'EOF2'
+import sys, threading, time, zlib
+data = bytes((i * 7919) % 251 for i in range(1 << 16)) * 2
+def work(seconds):
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        zlib.compress(data, 6)
+ts = [threading.Thread(target=work, args=(0.4,)) for _ in range(2)]
+for t in ts: t.start()
+for t in ts: t.join()
+work(0.3)
+sys.exit(3)
+EOF2
+	run "$P" --python --native -F 299 --folded -o "$TMP/pyt.folded" -- "$exe" "$TMP/threads.py"
+	if [ "$STATUS" = 3 ] && grep -q ';py::work ([^;]*threads\.py:3);[^ ]*deflate' "$TMP/pyt.folded" &&
+	   grep -q ';py::\(Thread\.\)\{0,1\}_bootstrap (' "$TMP/pyt.folded"; then
+		pass "--native: threads stopped and let go; the command's exit status 3"
+	else
+		fail "--native: threads stopped and let go; the command's exit status 3" \
+			"exit $STATUS: $(head -c 300 "$TMP/stderr") $(grep -c . "$TMP/pyt.folded") stacks"
+	fi
+	"$exe" "$TMP/split-zlib.py" 3 &
+	pypid=$!
+	sleep 0.5
+	run "$P" --python --native --folded -d 0.5 -p "$pypid"
+	sleep 0.2
+	if [ "$STATUS" = 0 ] && grep -q ';py::leaf_a ([^;]*);[^ ]*deflate' "$TMP/stdout" &&
+	   kill -0 "$pypid" 2>/dev/null && ! grep -q '^TracerPid:[^0]*[1-9]' "/proc/$pypid/status"; then
+		pass "--native -p: a running interpreter, let go untraced"
+	else
+		fail "--native -p: a running interpreter, let go untraced" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+	kill "$pypid" 2>/dev/null
+	wait "$pypid" 2>/dev/null
+	# a process traced already (strace) cannot be stopped: said, exit 1
+	if have strace; then
+		strace -o /dev/null "$exe" "$TMP/split-zlib.py" 3 &
+		stpid=$!
+		sleep 0.5
+		pypid=$(awk '{ print $1 }' "/proc/$stpid/task/$stpid/children" 2>/dev/null)
+		check_error "--native: a process traced already is refused, exit 1" 1 \
+			'cannot stop its threads: Operation not permitted \(already traced' \
+			"$P" --python --native --folded -d 0.3 -p "${pypid:-0}"
+		kill "$stpid" 2>/dev/null
+		[ -n "$pypid" ] && kill "$pypid" 2>/dev/null
+		wait "$stpid" 2>/dev/null
+	else
+		skip "--native: a process traced already is refused, exit 1" "strace not installed"
+	fi
+fi
 
 # ---- runtimes' perf support turned on in the command's environment
 env_of() { # the three variables as the command sees them

@@ -163,6 +163,12 @@ $(printf '%s' "$run_cmd" | sed 's|python3 train.py|./cuda/app mix|')"
 	'bin/profrec --python --folded -- python3 train.py >py.folded')
 		status 0 && folded_ok py.folded header && has py.folded ';py::split (' &&
 			has py.folded 'py::leaf_a (' || ok=0 ;;
+	'bin/profrec --python --native --folded -- python3 train.py >mixed.folded')
+		# sum()'s C code between leaf_a and the generator it runs, no eval loop left
+		status 0 && folded_ok mixed.folded header &&
+			grep -q 'py::leaf_a ([^)]*)\(;[^;(]*\)\{1,\};py::[^;(]*<genexpr> (' "$W/mixed.folded" &&
+			! grep -q _PyEval_EvalFrameDefault "$W/mixed.folded" ||
+			{ ok=0; why=${why:-"mixed.folded: no C frame between leaf_a and its generator, or an eval call left"}; } ;;
 	'bin/profrec --folded -- ./app >app.folded')
 		status 0 && folded_ok app.folded header && has app.folded work_hot || ok=0 ;;
 	'bin/profrec --call-graph dwarf -o app.tsv.zst -- ./app')

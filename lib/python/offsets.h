@@ -19,6 +19,10 @@ struct prof_py_offsets {
 	int tstate_frame, cframe_current_frame;
 	/* PyFrameObject (3.9, 3.10) or _PyInterpreterFrame (3.11+) */
 	int frame_previous, frame_code, frame_owner;
+	/* 3.11: _PyInterpreterFrame.is_entry, set on the first frame an
+	 * eval call runs (3.12+ mark eval calls with FRAME_OWNED_BY_CSTACK
+	 * frames instead; 3.9, 3.10 run one frame per call) */
+	int frame_is_entry;
 	int code_name, code_qualname, code_filename, code_firstlineno;
 	int unicode_state, unicode_ascii_size, unicode_compact_size, unicode_length;
 };

@@ -40,6 +40,7 @@ struct prof_python {
 	char *image;
 	struct prof_hashmap codes;	/* code object address -> struct code_name */
 	const char **frames;		/* one thread's stack, innermost first */
+	size_t *marks, nmarks;		/* eval calls: how many frames were read when each began */
 	uint64_t torn;
 };
 
@@ -185,13 +186,16 @@ static int top_frame(const struct prof_python *p, const unsigned char *ts, uint6
 
 /*
  * The frames of the thread state at ts (its bytes read), innermost first,
- * into p->frames; returns the depth, or -1 when torn.
+ * into p->frames; returns the depth, or -1 when torn. Each eval call met
+ * (python.h) leaves in p->marks the depth reached with its outermost
+ * frame: a call runs the frames read since the mark before.
  */
 static int walk_frames(struct prof_python *p, uint64_t frame)
 {
 	const struct prof_py_offsets *o = &p->off;
 	size_t depth = 0;
 
+	p->nmarks = 0;
 	for (int n = 0; frame && n < MAX_DEPTH; n++) {
 		unsigned char buf[80];
 		int end = o->frame_previous + 8;
@@ -201,9 +205,14 @@ static int walk_frames(struct prof_python *p, uint64_t frame)
 			end = o->frame_code + 8;
 		if (o->frame_owner + 1 > end)
 			end = o->frame_owner + 1;
+		if (o->frame_is_entry + 1 > end)
+			end = o->frame_is_entry + 1;
 		if (peek(p, frame, buf, (size_t)end) != 0)
 			return -1;
-		if (o->frame_owner < 0 || buf[o->frame_owner] != PROF_PY_FRAME_OWNED_BY_CSTACK) {
+		if (o->frame_owner >= 0 && buf[o->frame_owner] == PROF_PY_FRAME_OWNED_BY_CSTACK) {
+			/* 3.12+: the entry frame of an eval call, below the frames it runs */
+			p->marks[p->nmarks++] = depth;
+		} else {
 			name = code_frame(p, field(buf, o->frame_code));
 			if (!name) {
 				/* 3.13's f_executable may hold what is not code: skip it */
@@ -211,6 +220,9 @@ static int walk_frames(struct prof_python *p, uint64_t frame)
 					return -1;
 			} else {
 				p->frames[depth++] = name;
+				/* 3.9, 3.10: an eval call per frame; 3.11: from an is_entry frame */
+				if (o->frame_owner < 0 && (o->frame_is_entry < 0 || buf[o->frame_is_entry]))
+					p->marks[p->nmarks++] = depth;
 			}
 		}
 		frame = field(buf, o->frame_previous);
@@ -218,8 +230,7 @@ static int walk_frames(struct prof_python *p, uint64_t frame)
 	return (int)depth;
 }
 
-int prof_python_sample(struct prof_python *p,
-		       void (*fn)(void *ctx, const struct prof_python_thread *t), void *ctx)
+int prof_python_sample(struct prof_python *p, const struct prof_python_visit *v)
 {
 	const struct prof_py_offsets *o = &p->off;
 	uint64_t interp;
@@ -235,13 +246,29 @@ int prof_python_sample(struct prof_python *p,
 			return nthreads ? nthreads : -1;
 		for (int nt = 0; ts && nt < MAX_THREADS; nt++) {
 			unsigned char buf[256];
-			uint64_t frame, again;
+			uint64_t frame, again, next;
 			int depth = -1;
 			struct prof_python_thread t = { 0 };
 			const char *outer_first[MAX_DEPTH];
+			size_t calls[MAX_DEPTH];
 
 			if (peek(p, ts, buf, sizeof(buf)) != 0)
 				break;
+			next = field(buf, o->tstate_next);
+			t.thread_id = field(buf, o->tstate_thread_id);
+			if (o->tstate_native_thread_id >= 0) {
+				t.tid = (pid_t)field(buf, o->tstate_native_thread_id);
+			} else {
+				int32_t tid;
+
+				if (t.thread_id && peek(p, t.thread_id + GLIBC_PTHREAD_TID, &tid,
+							sizeof(tid)) == 0)
+					t.tid = tid;
+			}
+			if (v->enter && v->enter(v->ctx, t.tid) != 0) {
+				ts = next;
+				continue;
+			}
 			for (int tries = 0; tries < 2 && depth < 0; tries++) {
 				if (tries && peek(p, ts, buf, sizeof(buf)) != 0)
 					break;
@@ -253,27 +280,24 @@ int prof_python_sample(struct prof_python *p,
 						   top_frame(p, buf, &again) != 0 || again != frame))
 					depth = -1;
 			}
-			t.thread_id = field(buf, o->tstate_thread_id);
-			if (o->tstate_native_thread_id >= 0) {
-				t.tid = (pid_t)field(buf, o->tstate_native_thread_id);
-			} else {
-				int32_t tid;
-
-				if (t.thread_id && peek(p, t.thread_id + GLIBC_PTHREAD_TID, &tid,
-							sizeof(tid)) == 0)
-					t.tid = tid;
-			}
+			if (v->leave)
+				v->leave(v->ctx, t.tid);
 			if (depth < 0) {
 				p->torn++;
 			} else if (depth > 0) {
 				for (int i = 0; i < depth; i++)
 					outer_first[i] = p->frames[depth - 1 - i];
+				/* marks, innermost call first, become indexes, outermost first */
+				for (size_t j = 0; j < p->nmarks; j++)
+					calls[j] = (size_t)depth - p->marks[p->nmarks - 1 - j];
 				t.depth = (size_t)depth;
 				t.frames = outer_first;
-				fn(ctx, &t);
+				t.ncalls = p->nmarks;
+				t.calls = calls;
+				v->fn(v->ctx, &t);
 				nthreads++;
 			}
-			ts = field(buf, o->tstate_next);
+			ts = next;
 		}
 		interp = next_interp;
 	}
@@ -333,7 +357,8 @@ static int offsets_sane(const struct prof_py_offsets *o)
 	return o->tstate_next + 8 <= 256 && o->tstate_interp + 8 <= 256 &&
 	       o->tstate_thread_id + 8 <= 256 && o->tstate_native_thread_id + 8 <= 256 &&
 	       o->tstate_frame + 8 <= 256 && o->frame_previous + 8 <= 80 &&
-	       o->frame_code + 8 <= 80 && o->frame_owner < 80 && o->code_name + 8 <= 160 &&
+	       o->frame_code + 8 <= 80 && o->frame_owner < 80 && o->frame_is_entry < 80 &&
+	       o->code_name + 8 <= 160 &&
 	       o->code_qualname + 8 <= 160 && o->code_filename + 8 <= 160 &&
 	       o->code_firstlineno + 4 <= 160 && o->tstate_frame >= 0 && o->frame_previous >= 0;
 }
@@ -458,6 +483,7 @@ struct prof_python *prof_python_attach(pid_t pid, int *retry, char *err, size_t 
 	if (found == 1 && check_runtime(p, retry, err, errlen) == 0) {
 		prof_hashmap_init(&p->codes, sizeof(struct code_name));
 		p->frames = xcalloc(MAX_DEPTH, sizeof(*p->frames));
+		p->marks = xcalloc(MAX_DEPTH, sizeof(*p->marks));
 		return p;
 	}
 	if (found == 0) {
@@ -477,6 +503,7 @@ void prof_python_detach(struct prof_python *p)
 		free(((struct code_name *)prof_hashmap_at(&p->codes, i, NULL))->frame);
 	prof_hashmap_release(&p->codes);
 	free(p->frames);
+	free(p->marks);
 	free(p->image);
 	free(p);
 }

@@ -31,12 +31,37 @@
 
 struct prof_python;
 
-/* One thread's Python stack, outermost frame first. */
+/*
+ * One thread's Python stack, outermost frame first, and which eval calls
+ * run its frames (for merging it into the native stack: native.h). Each
+ * call of the interpreter's eval function (_PyEval_EvalFrameDefault) on
+ * the thread's C stack runs frames[calls[j] .. calls[j + 1]) (the last
+ * one up to depth), calls outermost first: on 3.9 and 3.10 one frame
+ * each; on 3.11 from a frame marked is_entry up to the next; on 3.12+
+ * the frames above each entry frame owned by the C stack (a call that
+ * is entering or leaving may run none).
+ */
 struct prof_python_thread {
 	pid_t tid;			/* 0: unknown (3.9, 3.10 without glibc's tid) */
 	uint64_t thread_id;		/* threading.get_ident() */
 	size_t depth;
 	const char *const *frames;	/* valid until the next sample */
+	size_t ncalls;
+	const size_t *calls;		/* ncalls indexes into frames, non-decreasing */
+};
+
+/*
+ * What prof_python_sample() calls for each thread: enter (optional)
+ * before its frames are read, with its tid (0: unknown); nonzero skips
+ * the thread (one not running; --native stops the thread here). leave
+ * (optional) when enter returned 0, once its frames are read (or found
+ * torn), then fn with the stack unless it was torn or empty.
+ */
+struct prof_python_visit {
+	int (*enter)(void *ctx, pid_t tid);
+	void (*leave)(void *ctx, pid_t tid);
+	void (*fn)(void *ctx, const struct prof_python_thread *t);
+	void *ctx;
 };
 
 /*
@@ -58,12 +83,11 @@ const char *prof_python_version(const struct prof_python *p);
 const char *prof_python_image(const struct prof_python *p);
 
 /*
- * Read the stack of each thread and call fn for each. Returns the number
- * of threads passed to fn, or -1 with errno when the process could not
- * be read at all (ESRCH: gone).
+ * Read the stack of each thread, calling v's functions for each.
+ * Returns the number of threads passed to v->fn, or -1 with errno when
+ * the process could not be read at all (ESRCH: gone).
  */
-int prof_python_sample(struct prof_python *p,
-		       void (*fn)(void *ctx, const struct prof_python_thread *t), void *ctx);
+int prof_python_sample(struct prof_python *p, const struct prof_python_visit *v);
 
 /* Stacks dropped because they changed while being read, since attach. */
 uint64_t prof_python_torn(const struct prof_python *p);

@@ -21,9 +21,12 @@
 #include "core/meta.h"
 #include "core/stack.h"
 #include "io/output.h"
+#include "python/native.h"
 #include "python/python.h"
 #include "python/record.h"
+#include "record/recorder.h"
 #include "record/sample_writer.h"
+#include "symbolize/symbolize.h"
 
 struct tick {
 	struct prof_python_recording *rec;
@@ -32,6 +35,11 @@ struct tick {
 	uint64_t now, weight;
 	int cpu_weights;		/* weights from the threads' task-clock counters */
 	struct prof_hashmap clocks;	/* tid -> struct thread_clock */
+	struct prof_py_native *native;	/* --native */
+	int stop_errno;			/* --native: why a thread could not be stopped */
+	/* the thread being read (enter_thread) */
+	char comm[64];
+	int cpu;
 	/* this tick's samples, weighed once all are read */
 	struct prof_sample_row *rows;
 	char (*comms)[64];
@@ -119,20 +127,67 @@ static pid_t row_tid(const struct prof_python_recording *rec, const struct prof_
 	return t->tid ? t->tid : rec->pid;
 }
 
+/*
+ * Before a thread's frames are read: whether it is sampled (running,
+ * unless --idle), its name and CPU; with --native, stop it.
+ */
+static int enter_thread(void *ctx, pid_t tid)
+{
+	struct tick *k = ctx;
+	struct prof_python_recording *rec = k->rec;
+	char state = 'R';
+
+	snprintf(k->comm, sizeof(k->comm), "python");
+	k->cpu = -1;
+	if (tid)
+		state = thread_state(rec->pid, tid, k->comm, sizeof(k->comm), &k->cpu);
+	if (!state || (state != 'R' && !rec->idle))
+		return 1;
+	if (k->native) {
+		if (!tid) {	/* 3.9, 3.10 where glibc's tid is not found: nothing to stop */
+			rec->unmergeable++;
+			return 1;
+		}
+		if (prof_py_native_stop(k->native, tid) != 0) {
+			if (errno != ESRCH)
+				k->stop_errno = errno;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Once its frames are read: let it go on. */
+static void leave_thread(void *ctx, pid_t tid)
+{
+	struct tick *k = ctx;
+
+	(void)tid;
+	if (k->native)
+		prof_py_native_resume(k->native);
+}
+
 static void one_thread(void *ctx, const struct prof_python_thread *t)
 {
 	struct tick *k = ctx;
 	struct prof_python_recording *rec = k->rec;
-	char comm[64] = "python";
-	int cpu = -1;
-	size_t depth = 0;
+	size_t depth = 0, max = sizeof(k->frames) / sizeof(k->frames[0]);
 	struct prof_sample_row *row;
-	char state = t->tid ? thread_state(rec->pid, t->tid, comm, sizeof(comm), &cpu) : 'R';
-
 	int64_t ran = 0;
 
-	if (!state || (state != 'R' && !rec->idle))
-		return;
+	if (rec->folded)
+		k->frames[depth++] = prof_stacks_frame(k->stacks, k->comm, strlen(k->comm));
+	if (k->native) {
+		long n = prof_py_native_stack(k->native, t, k->stacks, k->frames + depth, max - depth);
+
+		if (n <= 0)	/* unmergeable: counted, dropped */
+			return;
+		depth += (size_t)n;
+	} else {
+		for (size_t i = 0; i < t->depth && depth < max; i++)
+			k->frames[depth++] = prof_stacks_frame(k->stacks, t->frames[i],
+							       strlen(t->frames[i]));
+	}
 	/*
 	 * Weighed by the CPU time it ran since its last sample: a thread
 	 * that waits for a CPU on a loaded machine is in state R too, and
@@ -144,19 +199,15 @@ static void one_thread(void *ctx, const struct prof_python_thread *t)
 		else
 			return;
 	}
-	if (rec->folded)
-		k->frames[depth++] = prof_stacks_frame(k->stacks, comm, strlen(comm));
-	for (size_t i = 0; i < t->depth && depth < sizeof(k->frames) / sizeof(k->frames[0]); i++)
-		k->frames[depth++] = prof_stacks_frame(k->stacks, t->frames[i], strlen(t->frames[i]));
 	PROF_GROW(k->rows, k->nrows + 1, k->rows_cap);
 	PROF_GROW(k->comms, k->nrows + 1, k->comms_cap);
-	memcpy(k->comms[k->nrows], comm, sizeof(comm));
+	memcpy(k->comms[k->nrows], k->comm, sizeof(k->comm));
 	row = &k->rows[k->nrows++];
 	memset(row, 0, sizeof(*row));
 	row->time = k->now;
 	row->pid = rec->pid;
 	row->tid = row_tid(rec, t);
-	row->cpu = cpu;
+	row->cpu = k->cpu;
 	row->event = "cpu-clock";
 	row->weight = k->cpu_weights ? (uint64_t)ran : k->weight;
 	row->stack = prof_stacks_intern(k->stacks, k->frames, depth);
@@ -185,11 +236,26 @@ static int ended(const struct prof_python_recording *rec)
 	return kill(rec->pid, 0) != 0 && errno == ESRCH;
 }
 
+/* The native side of --native, named as profrec's native stacks are. */
+static struct prof_py_native *native_new(const struct prof_python_recording *rec,
+					 const char *image)
+{
+	struct prof_sym_options so;
+
+	prof_sym_options_init(&so);
+	so.inlines = !rec->native->no_inline;
+	so.demangle = !rec->native->no_demangle;
+	so.lines = rec->native->lines;
+	so.debuginfod = rec->native->debuginfod;
+	return prof_py_native_new(rec->pid, rec->is_child, image, &so);
+}
+
 int prof_python_record(struct prof_python_recording *rec, struct prof_sample_writer *w,
 		       struct prof_stacks *stacks, volatile sig_atomic_t *stop)
 {
 	struct prof_python *p = NULL;
 	struct tick k = { .rec = rec, .w = w, .stacks = stacks };
+	struct prof_python_visit visit = { enter_thread, leave_thread, one_thread, &k };
 	uint64_t period = 1000000000u / (rec->freq ? rec->freq : 99), start = prof_now_ns();
 	uint64_t next = start, end = rec->duration > 0 ? start + (uint64_t)(rec->duration * 1e9) : 0;
 	char err[512] = "";
@@ -227,10 +293,19 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 			if (!p)
 				continue;
 			snprintf(rec->version, sizeof(rec->version), "%s", prof_python_version(p));
+			if (rec->native)
+				k.native = native_new(rec, prof_python_image(p));
 		}
-		nread = prof_python_sample(p, one_thread, &k);
+		nread = prof_python_sample(p, &visit);
 		read_errno = errno;
 		write_tick(&k);
+		if (k.stop_errno) {
+			prof_warn("--native: process %d: cannot stop its threads: %s%s", (int)rec->pid,
+				  strerror(k.stop_errno), k.stop_errno == EPERM ? " (already traced, "
+				  "or ptrace is refused: see kernel.yama.ptrace_scope)" : "");
+			rc = -1;
+			break;
+		}
 		if (nread < 0 && read_errno != ESRCH && read_errno != EFAULT && !ended(rec)) {
 			errno = read_errno;
 			prof_warn("--python: process %d: cannot read its memory: %s", (int)rec->pid,
@@ -248,6 +323,17 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 			close(c->fd);
 	}
 	prof_hashmap_release(&k.clocks);
+	if (k.native) {
+		rec->unmergeable += prof_py_native_unmergeable(k.native);
+		struct prof_py_native_costs c;
+
+		prof_py_native_costs(k.native, &c);
+		rec->stops = c.stops;
+		rec->stop_wait_ns = c.stop_wait_ns;
+		rec->stopped_ns = c.stopped_ns;
+		rec->unwind_ns = c.unwind_ns;
+		prof_py_native_free(k.native);
+	}
 	if (p) {
 		rec->torn = prof_python_torn(p);
 		prof_python_detach(p);
@@ -269,6 +355,12 @@ static void command_meta(struct prof_meta *meta, char *const argv[])
 	if (argv)
 		prof_meta_set(meta, "command", prof_buf_cstr(&b));
 	prof_buf_release(&b);
+}
+
+/* us per thread stopped */
+static double per_stop(const struct prof_python_recording *rec, uint64_t ns)
+{
+	return (double)ns / 1e3 / (double)rec->stops;
 }
 
 int prof_python_profile(struct prof_python_recording *rec, struct prof_child *child,
@@ -295,7 +387,7 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 	if (!rec->freq)
 		rec->freq = 99;
 	prof_meta_setf(&meta, "freq", "%u", rec->freq);
-	prof_meta_set(&meta, "call_graph", "python");
+	prof_meta_set(&meta, "call_graph", rec->native ? "python+native" : "python");
 	command_meta(&meta, argv);
 	rc = prof_sample_writer_begin(&w, &meta);
 	if (child && (status = prof_child_start(child, argv[0])) != 0) {
@@ -307,6 +399,9 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 	if (rec->version[0])
 		prof_meta_set(&meta, "python", rec->version);
 	prof_meta_setf(&meta, "torn_stacks", "%llu", (unsigned long long)rec->torn);
+	if (rec->native)
+		prof_meta_setf(&meta, "unmergeable_stacks", "%llu",
+			       (unsigned long long)rec->unmergeable);
 	if (rc == 0 && prof_sample_writer_finish(&w, no_header ? NULL : &meta) != 0)
 		rc = -1;
 	if (rc == 0)
@@ -316,6 +411,11 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 	prof_info(1, "Python %s, %.1f s, %llu samples, %llu torn stacks dropped",
 		  rec->version[0] ? rec->version : "?", (double)(prof_now_ns() - start) / 1e9,
 		  (unsigned long long)rec->samples, (unsigned long long)rec->torn);
+	if (rec->native && rec->stops)
+		prof_info(1, "--native: %llu stacks unmergeable (dropped); per sample: %.0f us to stop "
+			  "a thread, %.0f us stopped, %.0f us to unwind and merge after",
+			  (unsigned long long)rec->unmergeable, per_stop(rec, rec->stop_wait_ns),
+			  per_stop(rec, rec->stopped_ns), per_stop(rec, rec->unwind_ns));
 	if (child) {
 		if (!ended(rec) && (*stop || rec->duration > 0))
 			kill(child->pid, *stop ? *stop : SIGTERM);

@@ -24,6 +24,12 @@
  * The process is attached to when it has exec'd a CPython and initialised
  * it (a command started through a shell or pyenv's shim becomes one
  * later): until then each tick looks again.
+ *
+ * With native set, each thread sampled is stopped while its Python
+ * frames are read and its registers and stack copied, and the sample's
+ * stack is its native stack with the Python frames merged in (native.h);
+ * a stack that cannot be merged is counted (unmergeable) and dropped, as
+ * a torn one is.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -31,6 +37,7 @@
 
 struct prof_child;
 struct prof_output;
+struct prof_recorder_options;
 struct prof_sample_writer;
 struct prof_stacks;
 
@@ -42,9 +49,15 @@ struct prof_python_recording {
 	int folded;		/* stacks rooted at the thread's name */
 	int idle;		/* sample threads that are not running too */
 	int cpu_weights;	/* set by prof_python_profile(): weights are the CPU clock's ns */
+	/* --native (native.h): each thread stopped and its native stack merged
+	 * with its Python frames, named with these symbolizer options; NULL:
+	 * Python frames only */
+	const struct prof_recorder_options *native;
 	/* results */
 	char version[32];	/* the interpreter's, once attached */
 	uint64_t samples, ticks, torn;
+	uint64_t unmergeable;	/* --native: stacks whose eval calls and Python frames differ */
+	uint64_t stops, stop_wait_ns, stopped_ns, unwind_ns;	/* --native: costs (native.h) */
 };
 
 /*
@@ -59,8 +72,9 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 /*
  * A whole recording onto out (closed here: committed, or aborted when
  * the recording failed): the metadata line (source=profrec, event
- * cpu-clock, unit ns or, folded, samples, freq, call_graph=python,
- * command, python=VERSION, torn_stacks), the samples as TSV or, with
+ * cpu-clock, unit ns or, folded, samples, freq, call_graph=python or,
+ * native, python+native, command, python=VERSION, torn_stacks and,
+ * native, unmergeable_stacks), the samples as TSV or, with
  * rec->folded, folded stacks (no metadata line if no_header), and a
  * summary on stderr (prof_info: not with -q).
  *

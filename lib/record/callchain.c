@@ -66,14 +66,11 @@ static void sanitize(struct prof_buf *b)
 	}
 }
 
-/* Intern a frame name with the sanitising and suffixes of prof-formats.5. */
-static uint32_t frame_id(struct prof_callchain *cc, const struct prof_frame *f)
+void prof_callchain_frame_text(struct prof_buf *b, const struct prof_frame *f, int lines)
 {
-	struct prof_buf *b = &cc->text;
-
 	prof_buf_reset(b);
 	prof_buf_addstr(b, f->name);
-	if (f->file && cc->lines) {
+	if (f->file && lines) {
 		const char *base = strrchr(f->file, '/');
 
 		prof_buf_addf(b, " %s:%u", base ? base + 1 : f->file, f->line);
@@ -83,7 +80,13 @@ static uint32_t frame_id(struct prof_callchain *cc, const struct prof_frame *f)
 		prof_buf_addstr(b, "_[k]");
 	else if (f->flags & PROF_FRAME_INLINED)
 		prof_buf_addstr(b, "_[i]");
-	return prof_stacks_frame(cc->stacks, b->data, b->len);
+}
+
+/* Intern a frame name with the sanitising and suffixes of prof-formats.5. */
+static uint32_t frame_id(struct prof_callchain *cc, const struct prof_frame *f)
+{
+	prof_callchain_frame_text(&cc->text, f, cc->lines);
+	return prof_stacks_frame(cc->stacks, cc->text.data, cc->text.len);
 }
 
 /* Append a marker frame such as "[truncated]" when there is room. */

@@ -108,6 +108,14 @@ struct prof_deferred_frame {
 	uint64_t leaf;			/* samples with this frame innermost */
 };
 
+/*
+ * The name frame f has in a stack (prof-formats.5), into b (reset
+ * first): its function, " FILE:LINE" when lines is set and it has one,
+ * ';' made ':', tabs and newlines blanks, "_[k]" after a kernel frame,
+ * "_[i]" after an inlined one.
+ */
+void prof_callchain_frame_text(struct prof_buf *b, const struct prof_frame *f, int lines);
+
 /* Initialise; the pointers are borrowed for the callchain's lifetime. */
 void prof_callchain_init(struct prof_callchain *cc, struct prof_symbolizer *sym,
 			 struct prof_unwinder *unw, struct prof_stacks *stacks,
