@@ -15,7 +15,7 @@ libelf-dev libdw-dev libzstd-dev liblz4-dev zlib1g-dev libiberty-dev libcapstone
 optional_packages="libbrotli-dev liblzma-dev libbz2-dev libsnappy-dev libdeflate-dev
 libunwind-dev libxml2-utils mandoc zstd lz4 gzip xz-utils bzip2 valgrind linux-perf
 elfutils binutils util-linux procps chromium clang lld llvm libclang-rt-dev rustc
-default-jdk-headless"
+default-jdk-headless golang-go"
 
 bench_packages="time heaptrack perl"
 [ "${1:-}" = --bench ] && optional_packages="$optional_packages $bench_packages"

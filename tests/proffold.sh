@@ -1128,9 +1128,7 @@ function leaf app.c
 function main app.c
 function work app.c
 inl_[i] app.h:5 -
-leaf app.c:31 -
 leaf app.c:31 0x401136
-leaf app.c:32 -
 leaf app.c:32 0x401138
 main app.c:10 -
 mapping 1 0x400000 0x401139 /bin/app
@@ -1139,6 +1137,39 @@ work app.c:21 -" sh -c "python3 \"$TESTS/tools/pprof_dump.py\" \"$TMP/lines.pb.g
 		\$1 == \"mapping\" { print; next }
 		\$1 == \"function\" { print \"function\", \$3, \$4; name[\$2] = \$3; file[\$2] = \$4; next }
 		\$5 != \"-\" { split(\$5, l, \":\"); print name[l[1]] \" \" file[l[1]] \":\" l[2] \" \" (\$3 == \"0x0\" ? \"-\" : \$3) }' | sort"
+fi
+# profrec 0.5's addrs column: every frame's Location at its address in its
+# Mapping, a caller's at its return address - 1 (inside its call, as
+# profile.proto and Go's profiles have it), a function and the call inlined
+# into it at one address one Location of two Lines (inlined first); two
+# call sites of the same stack, two Samples; the same folded stacks.
+{
+	printf '# source=profrec event=cpu-clock unit=ns freq=1000 call_graph=fp\n'
+	printf 'time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\taddrs\n'
+	printf '1000\t7\t7\tapp\t0\tcpu-clock\t1000000\t0\tstart;main;inl_[i];leaf\t401136\t0\t0x401000 0x1000 abcd /bin/app\t'
+	printf '7f0010@0=0x7f0000 0x0 - /lib/x%%3by.so;401210@1=0x401000 0x1000 abcd /bin/app;401210@1\n'
+	printf '2000\t7\t7\tapp\t0\tcpu-clock\t1000000\t0\t\t401138\t0\t\t\n'
+	printf '3000\t7\t7\tapp\t0\tcpu-clock\t1000000\t1\tstart;main;inl_[i];leaf\t401136\t0\t\t7f0010@0;401220@1;401220@1\n'
+	printf '4000\t7\t7\tapp\t0\tcpu-clock\t1000000\t2\tstart;main;sys_[k]\tffffffff81000000\t\t\t7f0010@0;401230@1\n'
+} >"$TMP/addrs.tsv"
+"$F" -q -o "$TMP/addrs.pb.gz" "$TMP/addrs.tsv"
+check "pprof of the addrs column: read back as folded" 0 "$("$F" -q --no-header "$TMP/addrs.tsv")" \
+	"$F" -q --no-header "$TMP/addrs.pb.gz"
+if need "pprof of the addrs column: callers at their addresses, in their mappings" python3 python3; then
+	check "pprof of the addrs column: callers at their addresses, in their mappings" 0 "0x0 - app
+0x0 - sys_[k]
+0x401136 1 leaf
+0x401138 1 leaf
+0x40120f 1 inl_[i],main
+0x40121f 1 inl_[i],main
+0x40122f 1 main
+0x7f000f 2 start
+mapping 1 0x401000 0x401230 /bin/app
+mapping 2 0x7f0000 0x7f0010 /lib/x;y.so" sh -c "python3 \"$TESTS/tools/pprof_dump.py\" \"$TMP/addrs.pb.gz\" | awk '
+		\$1 == \"mapping\" { print; next }
+		\$1 == \"function\" { name[\$2] = \$3; next }
+		{ n = split(\$5, l, \",\"); s = \"\"; for (i = 1; i <= n; i++) { split(l[i], f, \":\"); s = s (i > 1 ? \",\" : \"\") name[f[1]] }
+		  print \$3, (\$4 == 0 ? \"-\" : \$4), s }' | sort"
 fi
 sed 's/0x400000 0x0 abcd \/bin\/app/0x400000 zz/' "$TMP/x.tsv" >"$TMP/badmap.tsv"
 check_error "pprof of profrec TSV: a malformed map column" 1 "badmap.tsv:3: bad map" \

@@ -1191,6 +1191,74 @@ if need "-o x.pb.gz --lines: files, lines, addresses" python3 python3; then
 		END { print line, addr }' \"$TMP/pl.dump\" | paste -sd ' '"
 fi
 
+# Every frame at its address (issue 25 E): a hot loop in a function of its
+# own called from main (tests/data/pprof-hot.c), not position-independent
+# because go tool pprof (Go's cmd/pprof) takes addresses as the binary's own
+# (its ObjAddr translates nothing). main's Location is at the return address
+# of its call of hot_loop less 1 (inside the call, as Go writes callers),
+# in the program's Mapping; go tool pprof -disasm then puts hot_loop's
+# samples on its instructions and main's on its call, -list on the loop's
+# lines, and -traces shows main calling hot_loop.
+if $CC -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -o "$TMP/pphot" "$TESTS/data/pprof-hot.c"; then
+	run "$P" --lines -o "$TMP/hot.pb.gz" -- "$TMP/pphot" $SECS
+	[ "$STATUS" = 0 ] || fail "pprof-hot recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	if need "pprof: callers at their call, in their mapping" python3 python3 &&
+	   need "pprof: callers at their call, in their mapping" objdump binutils; then
+		python3 "$TESTS/tools/pprof_dump.py" "$TMP/hot.pb.gz" >"$TMP/hot.dump" 2>&1
+		# main's code (nm: start, size) and the address after its call of
+		# hot_loop (objdump): the return address its callers' samples hold
+		{
+			nm -S --defined-only "$TMP/pphot" | awk '$4 == "main" { print "main", $1, $2 }'
+			objdump -d --no-show-raw-insn "$TMP/pphot" | awk '
+				/^ *[0-9a-f]+:/ { if (ret) { sub(/:.*/, "", $1); sub(/^ */, "", $1); print "ret", $1; ret = 0 }
+						  if ($0 ~ /call.*<hot_loop>/) ret = 1 }'
+		} >"$TMP/hot.ret"
+		check "pprof: callers at their call, in their mapping" 0 "main: in main's code, at its call of hot_loop, in $TMP/pphot" \
+			sh -c "awk '
+			function hex(s,  i, v) { v = 0; sub(/^0x/, \"\", s)
+				for (i = 1; i <= length(s); i++) v = v * 16 + index(\"0123456789abcdef\", substr(s, i, 1)) - 1
+				return v }
+			FILENAME == ARGV[1] { if (\$1 == \"main\") { lo0 = hex(\$2); hi0 = lo0 + hex(\$3) } else ret[sprintf(\"%.0f\", hex(\$2))] = 1; next }
+			\$1 == \"mapping\" { lo[\$2] = hex(\$3); hi[\$2] = hex(\$4); file[\$2] = \$5; next }
+			\$1 == \"function\" && \$3 == \"main\" { main = \$2; next }
+			\$1 == \"location\" { n = split(\$5, l, \",\"); split(l[n], f, \":\")
+				if (f[1] != main) next
+				a = hex(\$3)
+				if (a < lo0 || a >= hi0 || a < lo[\$4] || a >= hi[\$4]) { print \"main at \" \$3 \" in mapping \" \$4; bad = 1 }
+				if (sprintf(\"%.0f\", a + 1) in ret) { call = 1; where = file[\$4] } }
+			END { if (call && !bad) print \"main: in main\047s code, at its call of hot_loop, in \" where }' \"$TMP/hot.ret\" \"$TMP/hot.dump\""
+	fi
+	if need "go tool pprof -disasm, -list, -traces" go golang-go; then
+		export PPROF_TMPDIR="$TMP"
+		# one line per view, yes where it shows what the addresses give
+		{
+			go tool pprof -disasm=hot_loop "$TMP/hot.pb.gz" 2>&1 |
+				awk '/^ROUTINE/ { r = 1 } r && $1 != "." && $3 ~ /^[0-9a-f]+:$/ { n++ }
+				     END { print "-disasm=hot_loop: samples on its instructions:", (n > 0 ? "yes" : "no") }'
+			go tool pprof -disasm=main "$TMP/hot.pb.gz" 2>&1 |
+				awk '/CALL hot_loop/ && $2 != "." { y = 1 }
+				     END { print "-disasm=main: samples on its call of hot_loop:", (y ? "yes" : "no") }'
+			go tool pprof -list=hot_loop -source_path="$TESTS/data" "$TMP/hot.pb.gz" 2>&1 |
+				awk '/6364136223846793005/ && $1 != "." { y = 1 }
+				     END { print "-list=hot_loop: samples on the loop line:", (y ? "yes" : "no") }'
+			go tool pprof -traces "$TMP/hot.pb.gz" 2>&1 |
+				awk 'prev ~ /^ *[0-9.]+[mun]?s +hot_loop$/ && $1 == "main" { y = 1 } { prev = $0 }
+				     END { print "-traces: main calls hot_loop:", (y ? "yes" : "no") }'
+			go tool pprof -top -cum "$TMP/hot.pb.gz" 2>&1 |
+				awk '$NF == "main" && $5 + 0 >= 90 { y = 1 }
+				     END { print "-top -cum: main holds hot_loop time:", (y ? "yes" : "no") }'
+		} >"$TMP/hot.go"
+		check "go tool pprof: -disasm, -list, -traces, -top of every frame's address" 0 \
+			"-disasm=hot_loop: samples on its instructions: yes
+-disasm=main: samples on its call of hot_loop: yes
+-list=hot_loop: samples on the loop line: yes
+-traces: main calls hot_loop: yes
+-top -cum: main holds hot_loop time: yes" cat "$TMP/hot.go"
+	fi
+else
+	fail "build pprof-hot (non-PIE)"
+fi
+
 # ---- -o NAME.speedscope.json, NAME.folded: the format the name says (issue 25) ----
 run "$P" -o "$TMP/ss.speedscope.json" -- "$TMP/wl" -s $SHORT split
 if [ "$STATUS" = 0 ] && head -c 64 "$TMP/ss.speedscope.json" | grep -q '^{"$schema":"https://www.speedscope.app/file-format-schema.json"'; then

@@ -12,13 +12,14 @@
 #include "formats/tsv.h"
 #include "io/input.h"
 
-#define NCOLS 12	/* profrec-samples with ip, map_id, map */
+#define NCOLS 13	/* profrec-samples with ip, map_id, map, addrs */
 
 struct reader {
 	struct prof_ann_samples *s;
 	uint32_t *map_file;	/* map_id -> file index + 1 (0: not defined) */
 	uint64_t *map_base;	/* map_id -> start - pgoff */
 	size_t nmaps;
+	size_t ncols;		/* of the header: 12 (profrec 0.4), or NCOLS with addrs */
 	struct prof_ann_hit_index hits;
 	size_t files_cap;
 	const char *name;
@@ -104,7 +105,7 @@ static void read_rows(struct reader *rd, struct prof_lines *lr)
 	while ((line = prof_lines_next(lr, &len)) != NULL) {
 		if (!len || line[0] == '#')
 			continue;
-		if (prof_tsv_split(line, len, f, NCOLS + 1) != NCOLS || read_row(rd, f) != 0) {
+		if (prof_tsv_split(line, len, f, NCOLS + 1) != rd->ncols || read_row(rd, f) != 0) {
 			if (++rd->bad <= 10)
 				prof_input_warn(rd->name, prof_lines_lineno(lr), "malformed row");
 		}
@@ -115,6 +116,7 @@ int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
 {
 	const char *header = prof_tsv_header(prof_tsv_schema_find("profrec-samples"));
 	size_t old = (size_t)(strstr(header, "\tip\t") - header);
+	size_t no_addrs = (size_t)(strstr(header, "\taddrs") - header);
 	struct prof_lines *lr = prof_lines_open(path);
 	struct reader rd = { .s = s, .name = path };
 	char *line;
@@ -126,7 +128,9 @@ int prof_ann_samples_read(const char *path, struct prof_ann_samples *s)
 		return -1;
 	while ((line = prof_lines_next(lr, &len)) != NULL && (!len || line[0] == '#'))
 		blank |= !len;
-	if (line && len == strlen(header) - 1 && memcmp(line, header, len) == 0) {
+	/* the leaf's ip and mapping are read: the addrs column (0.5) is not needed */
+	if (line && ((len == strlen(header) - 1 && (rd.ncols = NCOLS)) ||
+		     (len == no_addrs && (rd.ncols = NCOLS - 1))) && memcmp(line, header, len) == 0) {
 		read_rows(&rd, lr);
 		prof_ann_hits_merge(s);
 	} else if (line && len == old && memcmp(line, header, old) == 0) {

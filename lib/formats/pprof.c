@@ -121,26 +121,16 @@ void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns
 		c->last_ns = time_ns;
 }
 
-void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map)
+/* The index in c->maps of a file mapping of the input, made when new. */
+static uint32_t counter_map(struct prof_pprof_counter *c, const struct prof_samples_map *map)
 {
-	struct prof_pprof_counter *c = ctx;
-	struct prof_buf key = PROF_BUF_INIT;
-	size_t depth, n, len;
-	const uint32_t *frames = prof_stacks_frames(c->t, id, &depth);
-	const char *leaf;
-	uint32_t k, m;
+	size_t n = prof_intern_count(&c->map_keys);
+	uint32_t m;
 
-	if (!depth)
-		return;
-	if (!c->maps_cap) {	/* first call */
-		prof_intern_init(&c->map_keys);
-		prof_intern_init(&c->leaf_names);
-		prof_intern_init(&c->at_keys);
-	}
-	prof_buf_addf(&key, "%llx %llx %s %s", (unsigned long long)map->start,
+	prof_buf_reset(&c->key);
+	prof_buf_addf(&c->key, "%llx %llx %s %s", (unsigned long long)map->start,
 		      (unsigned long long)map->pgoff, map->build_id, map->path);
-	n = prof_intern_count(&c->map_keys);
-	m = prof_intern(&c->map_keys, key.data, key.len);
+	m = prof_intern(&c->map_keys, c->key.data, c->key.len);
 	if (m == n) {
 		PROF_GROW(c->maps, n + 1, c->maps_cap);
 		c->maps[m].start = map->start;
@@ -149,29 +139,91 @@ void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct pro
 		c->maps[m].build_id = xstrdup(map->build_id);
 		c->maps[m].path = xstrdup(map->path);
 	}
-	if (ip >= c->maps[m].limit)
-		c->maps[m].limit = ip + 1;
-	/* this (stack, address): one more sample of the row's weight */
-	prof_buf_reset(&key);
-	prof_buf_addf(&key, "%x %llx %x", id, (unsigned long long)ip, m);
+	return m;
+}
+
+/* Set e to address in mapping map (its index cached in *last, *last_m); the mapping's limit past it. */
+static void counter_set(struct prof_pprof_counter *c, struct prof_pprof_addr *e, uint64_t address,
+			const struct prof_samples_map *map, const struct prof_samples_map **last,
+			uint32_t *last_m)
+{
+	if (map != *last)
+		*last_m = counter_map(c, *last = map);
+	e->address = address;
+	e->map = *last_m;
+	if (address >= c->maps[*last_m].limit)
+		c->maps[*last_m].limit = address + 1;
+}
+
+void prof_pprof_on_address(void *ctx, uint32_t id, const struct prof_samples_addrs *a)
+{
+	struct prof_pprof_counter *c = ctx;
+	size_t depth, n, len, i;
+	const uint32_t *frames = prof_stacks_frames(c->t, id, &depth);
+	const struct prof_samples_map *last = NULL;
+	struct prof_pprof_addr *e;
+	const char *leaf;
+	uint32_t k, last_m = 0;
+	int any = 0;
+
+	if (!depth || a->first + a->n > depth)
+		return;
+	if (!c->maps_cap) {	/* first call */
+		PROF_GROW(c->maps, 1, c->maps_cap);
+		prof_intern_init(&c->map_keys);
+		prof_intern_init(&c->leaf_names);
+		prof_intern_init(&c->at_keys);
+	}
+	/* the frames' addresses, root first, after those of the entries */
+	PROF_GROW(c->addrs, c->addrs_len + depth, c->addrs_cap);
+	e = c->addrs + c->addrs_len;
+	/* leaf first: the mappings numbered as before callers had addresses
+	 * (pprof takes the first for the main binary) */
+	for (i = depth; i-- > 0;) {
+		const struct prof_samples_map *map = NULL;
+		uint64_t address = 0;
+
+		if (i >= a->first && i < a->first + a->n) {
+			/* a caller's return address: pprof's is inside the call */
+			map = a->addr[i - a->first] ? a->maps[i - a->first] : NULL;
+			address = a->addr[i - a->first] - 1;
+		} else if (i >= a->first + a->n && a->has_ip) {
+			map = a->map;
+			address = a->ip;
+		}
+		e[i].map = UINT32_MAX;
+		e[i].address = 0;
+		if (map) {
+			counter_set(c, &e[i], address, map, &last, &last_m);
+			any = 1;
+		}
+	}
+	if (!any)
+		return;
+	/* this (stack, addresses): one more sample of the row's weight */
+	prof_buf_reset(&c->key);
+	prof_buf_add(&c->key, (const char *)&id, sizeof(id));
+	prof_buf_add(&c->key, (const char *)e, depth * sizeof(*e));
 	n = prof_intern_count(&c->at_keys);
-	k = prof_intern(&c->at_keys, key.data, key.len);
+	k = prof_intern(&c->at_keys, c->key.data, c->key.len);
 	if (k == n) {
 		PROF_GROW(c->at, n + 1, c->at_cap);
-		c->at[k] = (struct prof_pprof_at){ .stack = id, .map = m, .address = ip };
+		c->at[k] = (struct prof_pprof_at){ .stack = id, .off = c->addrs_len };
+		c->addrs_len += depth;
 	}
 	c->at[k].n++;
 	if (c->last_id == id)
 		prof_weight_add(&c->at[k].w, c->last_w);
+	if (e[depth - 1].map == UINT32_MAX)
+		return;
 	leaf = prof_stacks_frame_name(c->t, frames[depth - 1], &len);
 	n = prof_intern_count(&c->leaf_names);
 	k = prof_intern(&c->leaf_names, leaf, len);
 	if (k == n) {	/* the first address sampled in the frame stands */
 		PROF_GROW(c->leaves, n + 1, c->leaves_cap);
-		c->leaves[k].map = m;
-		c->leaves[k].address = ip;
+		c->leaves[k].map = e[depth - 1].map;
+		c->leaves[k].address = e[depth - 1].address;
 	}
-	prof_buf_release(&key);
 }
 
 void prof_pprof_counter_release(struct prof_pprof_counter *c)
@@ -190,10 +242,13 @@ void prof_pprof_counter_release(struct prof_pprof_counter *c)
 	free(c->maps);
 	free(c->leaves);
 	free(c->at);
+	free(c->addrs);
+	prof_buf_release(&c->key);
 	c->maps = NULL;
 	c->leaves = NULL;
 	c->at = NULL;
-	c->maps_cap = c->leaves_cap = c->at_cap = 0;
+	c->addrs = NULL;
+	c->maps_cap = c->leaves_cap = c->at_cap = c->addrs_cap = c->addrs_len = 0;
 }
 
 int prof_pprof_name(const char *path)
@@ -225,9 +280,11 @@ struct writer {
 	/* the counter's (stack, address) samples when it counted p->t */
 	const struct prof_pprof_counter *at;
 	uint32_t *at_first, *at_next;	/* stack -> its first entry, entry -> next; UINT32_MAX ends */
-	struct prof_intern at_locs;	/* "FRAME ADDRESS MAP" -> index of at_loc */
-	struct at_loc { uint32_t frame, map; uint64_t address; } *at_loc;
+	struct prof_intern at_locs;	/* (address, map, frames) -> index of at_loc */
+	struct at_loc { uint32_t map, nframes; size_t off; uint64_t address; } *at_loc;
 	size_t at_loc_cap;
+	uint32_t *at_frames;		/* the frames of each at_loc, root first, from off */
+	size_t at_frames_len, at_frames_cap;
 	struct prof_intern funcs;	/* "NAME\nFILE" -> function id - 1 */
 	int lines;			/* a frame carried its FILE:LINE */
 	struct prof_buf msg, sub, key;
@@ -248,24 +305,72 @@ static uint64_t location_of(struct writer *w, uint32_t f)
 	return w->loc_of_frame[f];
 }
 
-/*
- * The leaf location of frame f sampled at address in mapping map: ids
- * after every frame's (nframes + 1 + index), made when new.
- */
-static uint64_t address_location_of(struct writer *w, uint32_t f, uint64_t address, uint32_t map)
+/* Whether frame f is an inlined call ("_[i]", as profrec names them). */
+static int is_inlined(const struct prof_stacks *t, uint32_t f)
 {
-	size_t n = prof_intern_count(&w->at_locs);
+	size_t len;
+	const char *name = prof_stacks_frame_name(t, f, &len);
+
+	return len > 4 && memcmp(name + len - 4, "_[i]", 4) == 0;
+}
+
+/*
+ * The Location of frames f[0..n) (root first: a function and the calls
+ * inlined into it) at address in mapping map: ids after every frame's
+ * (nframes + 1 + index), made when new.
+ */
+static uint64_t address_location_of(struct writer *w, const uint32_t *f, uint32_t n,
+				    uint64_t address, uint32_t map)
+{
+	size_t before = prof_intern_count(&w->at_locs);
 	uint32_t k;
 
-	location_of(w, f);	/* its Line: the frame's function */
 	prof_buf_reset(&w->key);
-	prof_buf_addf(&w->key, "%x %llx %x", f, (unsigned long long)address, map);
+	prof_buf_add(&w->key, (const char *)&address, sizeof(address));
+	prof_buf_add(&w->key, (const char *)&map, sizeof(map));
+	prof_buf_add(&w->key, (const char *)f, n * sizeof(*f));
 	k = prof_intern(&w->at_locs, w->key.data, w->key.len);
-	if (k == n) {
-		PROF_GROW(w->at_loc, n + 1, w->at_loc_cap);
-		w->at_loc[k] = (struct at_loc){ .frame = f, .map = map, .address = address };
+	if (k == before) {
+		PROF_GROW(w->at_loc, before + 1, w->at_loc_cap);
+		PROF_GROW(w->at_frames, w->at_frames_len + n, w->at_frames_cap);
+		memcpy(w->at_frames + w->at_frames_len, f, n * sizeof(*f));
+		w->at_loc[k] = (struct at_loc){ .map = map, .nframes = n, .off = w->at_frames_len,
+						.address = address };
+		w->at_frames_len += n;
 	}
 	return prof_intern_count(&w->p->t->frames) + 1 + (uint64_t)k;
+}
+
+/*
+ * The locations (leaf first, into locs; their number returned) of
+ * frames[0..depth) (root first) at the addresses of counter entry a: a
+ * frame with an address and the inlined calls after it at the same one
+ * share a Location (pprof's Lines), a frame without one has its name's.
+ */
+static size_t address_locations(struct writer *w, const uint32_t *frames, size_t depth,
+				const struct prof_pprof_at *a, uint64_t *locs)
+{
+	const struct prof_pprof_addr *e = w->at->addrs + a->off;
+	size_t n = 0, i, j;
+
+	for (i = 0; i < depth; i = j) {
+		j = i + 1;
+		if (e[i].map == UINT32_MAX) {
+			locs[n++] = location_of(w, frames[i]);
+			continue;
+		}
+		while (j < depth && e[j].map == e[i].map && e[j].address == e[i].address &&
+		       is_inlined(w->p->t, frames[j]))
+			j++;
+		locs[n++] = address_location_of(w, frames + i, (uint32_t)(j - i), e[i].address, e[i].map);
+	}
+	for (i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {	/* leaf first */
+		uint64_t t = locs[i];
+
+		locs[i] = locs[j];
+		locs[j] = t;
+	}
+	return n;
 }
 
 static void put_value_type(struct writer *w, uint32_t field, const char *type, const char *unit)
@@ -284,18 +389,26 @@ static void put_sample(struct writer *w, const uint64_t *locs, size_t depth, con
 	prof_pb_put_bytes(&w->msg, P_SAMPLE, w->sub.data, w->sub.len);
 }
 
+/* The name locations of frames[0..depth) (root first), leaf first into locs. */
+static void name_locations(struct writer *w, const uint32_t *frames, size_t depth, uint64_t *locs)
+{
+	for (size_t k = 0; k < depth; k++)
+		locs[k] = location_of(w, frames[depth - 1 - k]);
+}
+
 /*
- * The Samples of stack id (locs: its locations, leaf first): one per leaf
- * address the counter saw, then one for what no address accounts for
+ * The Samples of stack id: one per set of addresses the counter saw,
+ * then one at its name locations for what no address accounts for
  * (samples without a mapping, weights of other columns).
  */
-static void put_address_samples(struct writer *w, uint32_t id, uint64_t *locs, size_t depth)
+static void put_address_samples(struct writer *w, uint32_t id, uint64_t *locs)
 {
 	const struct prof_pprof_profile *p = w->p;
 	const prof_weight *wt = prof_stacks_weights(p->t, id);
+	size_t depth, k, n;
+	const uint32_t *frames = prof_stacks_frames(p->t, id, &depth);
 	prof_weight rest[PROF_PPROF_MAX_TYPES];
-	uint64_t values[PROF_PPROF_MAX_TYPES], leaf = locs[0];
-	size_t k;
+	uint64_t values[PROF_PPROF_MAX_TYPES];
 	uint32_t e;
 	int any = 0;
 
@@ -303,8 +416,6 @@ static void put_address_samples(struct writer *w, uint32_t id, uint64_t *locs, s
 		rest[k] = wt[p->types[k].column];
 	for (e = w->at_first[id]; e != UINT32_MAX; e = w->at_next[e]) {
 		const struct prof_pprof_at *a = &w->at->at[e];
-		size_t d;
-		const uint32_t *frames = prof_stacks_frames(p->t, id, &d);
 
 		for (k = 0; k < p->ntypes; k++) {
 			prof_weight v = p->types[k].column == 0 ? a->w
@@ -313,16 +424,17 @@ static void put_address_samples(struct writer *w, uint32_t id, uint64_t *locs, s
 			values[k] = (uint64_t)pprof_value(v);
 			rest[k] -= v;
 		}
-		locs[0] = address_location_of(w, frames[d - 1], a->address, a->map);
-		put_sample(w, locs, depth, values);
+		n = address_locations(w, frames, depth, a, locs);
+		put_sample(w, locs, n, values);
 	}
-	locs[0] = leaf;
 	for (k = 0; k < p->ntypes; k++) {
 		values[k] = (uint64_t)pprof_value(rest[k]);
 		any |= values[k] != 0;
 	}
-	if (any)
+	if (any) {
+		name_locations(w, frames, depth, locs);
 		put_sample(w, locs, depth, values);
+	}
 }
 
 /* Sample messages of every stack with a value, into w->msg. */
@@ -345,12 +457,12 @@ static void put_samples(struct writer *w)
 		if (!any || !depth)
 			continue;
 		PROF_GROW(locs, depth, cap);
-		for (k = 0; k < depth; k++)	/* leaf first */
-			locs[k] = location_of(w, frames[depth - 1 - k]);
-		if (w->at && w->at_first[ids[i]] != UINT32_MAX)
-			put_address_samples(w, ids[i], locs, depth);
-		else
+		if (w->at && w->at_first[ids[i]] != UINT32_MAX) {
+			put_address_samples(w, ids[i], locs);
+		} else {
+			name_locations(w, frames, depth, locs);
 			put_sample(w, locs, depth, values);
+		}
 	}
 	free(locs);
 	free(ids);
@@ -425,27 +537,37 @@ static uint64_t function_line(struct writer *w, const char *name, size_t len, in
 	return prof_intern(&w->funcs, w->key.data, w->key.len) + 1;
 }
 
-/* A Location: id, its mapping and address when known, one Line. */
-static void put_location(struct writer *w, uint64_t id, uint32_t frame, uint64_t map_id, uint64_t address)
+/*
+ * A Location: id, its mapping and address when known, a Line per frame
+ * of f[0..n) (root first: written innermost first, as pprof wants).
+ */
+static void put_location(struct writer *w, uint64_t id, const uint32_t *f, uint32_t n,
+			 uint64_t map_id, uint64_t address)
 {
-	struct prof_buf line = PROF_BUF_INIT;
+	struct prof_buf line = PROF_BUF_INIT, lines = PROF_BUF_INIT;
 	size_t len;
-	const char *name = prof_stacks_frame_name(w->p->t, frame, &len);
-	int64_t n;
-	uint64_t fn = function_line(w, name, len, &n);
 
-	prof_pb_put_uint(&line, LN_FUNCTION_ID, fn);
-	if (n)
-		prof_pb_put_int(&line, LN_LINE, n);
+	for (uint32_t i = n; i-- > 0;) {
+		const char *name = prof_stacks_frame_name(w->p->t, f[i], &len);
+		int64_t ln;
+		uint64_t fn = function_line(w, name, len, &ln);
+
+		prof_buf_reset(&line);
+		prof_pb_put_uint(&line, LN_FUNCTION_ID, fn);
+		if (ln)
+			prof_pb_put_int(&line, LN_LINE, ln);
+		prof_pb_put_bytes(&lines, L_LINE, line.data, line.len);
+	}
 	prof_buf_reset(&w->sub);
 	prof_pb_put_uint(&w->sub, L_ID, id);
 	if (map_id) {
 		prof_pb_put_uint(&w->sub, L_MAPPING_ID, map_id);
 		prof_pb_put_uint(&w->sub, L_ADDRESS, address);
 	}
-	prof_pb_put_bytes(&w->sub, L_LINE, line.data, line.len);
+	prof_buf_add(&w->sub, lines.data, lines.len);
 	prof_pb_put_bytes(&w->msg, P_LOCATION, w->sub.data, w->sub.len);
 	prof_buf_release(&line);
+	prof_buf_release(&lines);
 }
 
 /*
@@ -464,10 +586,12 @@ static void put_locations(struct writer *w)
 		 * address has its own Location (then a caller has none) */
 		const struct prof_pprof_leaf *leaf = w->at ? NULL : leaf_of(w->p->addrs, name, len);
 
-		put_location(w, i + 1, w->frame_of_loc[i], leaf ? leaf->map + 1 : 0, leaf ? leaf->address : 0);
+		put_location(w, i + 1, &w->frame_of_loc[i], 1, leaf ? leaf->map + 1 : 0,
+			     leaf ? leaf->address : 0);
 	}
 	for (i = 0; i < prof_intern_count(&w->at_locs); i++)
-		put_location(w, prof_intern_count(&w->p->t->frames) + 1 + i, w->at_loc[i].frame,
+		put_location(w, prof_intern_count(&w->p->t->frames) + 1 + i,
+			     w->at_frames + w->at_loc[i].off, w->at_loc[i].nframes,
 			     w->at_loc[i].map + 1, w->at_loc[i].address);
 	for (i = 0; i < prof_intern_count(&w->funcs); i++) {
 		const char *key = prof_intern_str(&w->funcs, (uint32_t)i, &len);
@@ -579,6 +703,7 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	free(w.at_first);
 	free(w.at_next);
 	free(w.at_loc);
+	free(w.at_frames);
 	prof_buf_release(&w.msg);
 	prof_buf_release(&w.sub);
 	prof_buf_release(&w.key);

@@ -18,10 +18,13 @@
  * PROF_PPROF_LINES_COMMENT says so, and reading such a profile gives the
  * frames back as they were. A stack becomes one Sample whose location_ids
  * run leaf first, as pprof wants, and whose values are the table's
- * columns named by the sample types; with the leaf addresses of a
- * counter (below), one Sample per address sampled, its leaf a Location
- * at that address. Functions, locations and strings are deduplicated (one
- * per frame name). Strings are written as valid UTF-8 (proto3's rule):
+ * columns named by the sample types; with the addresses of a counter
+ * (below), one Sample per set of addresses sampled, whose frames with an
+ * address are Locations at it in its Mapping (a function and the calls
+ * inlined into it at one address one Location of several Lines; a
+ * caller at its return address less 1, inside its call, as Go writes
+ * them). Functions, locations and strings are deduplicated (one per
+ * frame name, or per address and frames). Strings are written as valid UTF-8 (proto3's rule):
  * a byte that starts no valid sequence becomes U+FFFD. Weights are rounded to integers (int64); a weight
  * above 2^63-1 is kept at 2^63-1. Stacks whose written values are all
  * zero are left out.
@@ -46,6 +49,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include "base/buf.h"
 #include "core/meta.h"
 #include "core/stack.h"
 
@@ -115,13 +119,11 @@ struct prof_pprof_counter {
 	unsigned long samples;
 	/*
 	 * Filled by prof_pprof_on_address() (profile.h's on_address: profrec
-	 * TSV's ip and map columns): the file mapping of each frame sampled
-	 * as a leaf and one address sampled in it, which become pprof's
-	 * Mappings and the addresses of those frames' Locations. A stack
-	 * table holds names, not addresses, and the recording has the
-	 * address of the leaf only: the smallest extension that gives pprof
-	 * the file and build-id of the code sampled. Set up when first
-	 * called; release with prof_pprof_counter_release().
+	 * TSV's ip, map and addrs columns): the file mappings of the
+	 * addresses met, which become pprof's Mappings, and per frame name
+	 * sampled as a leaf one address sampled in it (the Location of that
+	 * frame when the table written is not t: a transformed copy). Set up
+	 * when first called; release with prof_pprof_counter_release().
 	 */
 	struct prof_intern map_keys;		/* "START PGOFF BUILD_ID PATH" -> index */
 	struct prof_pprof_mapping *maps;
@@ -130,29 +132,39 @@ struct prof_pprof_counter {
 	struct prof_pprof_leaf { uint32_t map; uint64_t address; } *leaves;
 	size_t leaves_cap;
 	/*
-	 * Every (stack, leaf address) sampled, with its samples and weight:
-	 * a Sample and a leaf Location of their own per address, so that
-	 * pprof -disasm puts samples on instructions. Used only while t is
-	 * the table written (a transformed copy has other stack ids).
+	 * Every (stack, addresses of its frames) sampled, with its samples
+	 * and weight: a Sample of its own whose Locations are those
+	 * addresses, so that pprof -disasm puts samples on instructions and
+	 * a caller's samples on its call. Used only while t is the table
+	 * written (a transformed copy has other stack ids).
 	 */
 	uint32_t last_id;			/* the last on_sample's stack and weight */
 	prof_weight last_w;
-	struct prof_intern at_keys;		/* "STACK ADDRESS MAP" -> index into at */
+	struct prof_intern at_keys;		/* (stack, addresses) -> index into at */
 	struct prof_pprof_at {
-		uint32_t stack, map;
-		uint64_t address;
+		uint32_t stack;
+		size_t off;			/* its frames' addresses: addrs[off..off+depth) */
 		prof_weight w;
 		unsigned long n;
 	} *at;
 	size_t at_cap;
+	/*
+	 * Per frame, root first, the address of its Location (pprof's: a
+	 * caller's return address less 1, inside its call instruction, as
+	 * profile.proto and Go's profiles have it; the sampled ip as is) in
+	 * mapping map (index into maps; UINT32_MAX: no address).
+	 */
+	struct prof_pprof_addr { uint64_t address; uint32_t map; } *addrs;
+	size_t addrs_len, addrs_cap;
+	struct prof_buf key;
 };
 struct prof_pprof_mapping {
 	uint64_t start, limit, pgoff;	/* limit: past the highest address sampled */
 	char *build_id, *path;
 };
-struct prof_samples_map;
+struct prof_samples_addrs;
 void prof_pprof_on_sample(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
-void prof_pprof_on_address(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map);
+void prof_pprof_on_address(void *ctx, uint32_t id, const struct prof_samples_addrs *a);
 void prof_pprof_counter_release(struct prof_pprof_counter *c);
 
 /* The comment of a profile whose frames carried "FILE:LINE" (see Writing). */

@@ -81,7 +81,7 @@
 #include "core/meta.h"
 #include "core/stack.h"
 
-struct prof_samples_map;
+struct prof_samples_addrs;
 
 enum prof_profile_format {
 	PROF_PROFILE_AUTO = 0,		/* detect (the default) */
@@ -143,11 +143,12 @@ struct prof_profile_opts {
 	void (*on_sample)(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
 	void *on_sample_ctx;
 	/*
-	 * When set, called for every profrec TSV sample folded whose ip lies
-	 * in a file mapping (samples_tsv.h's on_address): what pprof's
-	 * mappings need. Other inputs have no addresses: never called.
+	 * When set, called for every profrec TSV sample folded with an
+	 * address in a file mapping, its ip's or another frame's
+	 * (samples_tsv.h's on_address): what pprof's mappings and locations
+	 * need. Other inputs have no addresses: never called.
 	 */
-	void (*on_address)(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map);
+	void (*on_address)(void *ctx, uint32_t id, const struct prof_samples_addrs *a);
 	void *on_address_ctx;
 };
 

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,12 @@
 
 #define MAX_REPORTED 10
 #define NCOLS 9		/* files of profrec before 0.4 */
-#define NCOLS_IP 12		/* then ip, map_id, map */
+#define NCOLS_IP 12		/* then ip, map_id, map (0.4) */
+#define NCOLS_ADDRS 13		/* then addrs (0.5) */
 
 static const char header[] = "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack";
 static const char header_ip[] = "\tip\tmap_id\tmap";
+static const char header_addrs[] = "\tip\tmap_id\tmap\taddrs";
 
 int prof_samples_detect(const char *buf, size_t len)
 {
@@ -41,6 +44,14 @@ struct defs {
 	size_t cap;
 	uint32_t *pool;			/* frame ids of t */
 	size_t pool_len, pool_cap;
+	/* the addrs column of each (on_address only): naddr[index] addresses
+	 * from aoff[index] in apool, their mappings (index into maps, or
+	 * UINT32_MAX) in mpool */
+	size_t *aoff;
+	uint32_t *naddr;
+	uint64_t *apool;
+	uint32_t *mpool;
+	size_t apool_len, apool_cap, mpool_cap;
 };
 
 /* The mappings defined so far in one id namespace (map_id -> index). */
@@ -58,14 +69,18 @@ struct reader {
 	struct prof_meta *meta;		/* the caller's (may be NULL) */
 	struct prof_meta own_meta;	/* this input's, for its event list */
 	struct defs defs;
-	struct maps maps;
+	struct maps maps;		/* the map column's */
+	struct maps amaps;		/* the addrs column's (ids of its own) */
 	struct prof_buf root;		/* the root frame text of a row */
 	uint32_t *frames;		/* the stack of a row */
 	size_t frames_cap;
 	const char *name;
 	unsigned long malformed;
 	int have_header, in_rows;
-	size_t ncols;			/* of the last header: NCOLS or NCOLS_IP */
+	size_t ncols;			/* of the last header: NCOLS, NCOLS_IP or NCOLS_ADDRS */
+	size_t root_depth;		/* the root frames of the last row folded */
+	const struct prof_samples_map **row_maps;	/* on_address's maps */
+	size_t row_maps_cap;
 };
 
 /* The fields of one row. */
@@ -122,11 +137,96 @@ static void append_frames(struct prof_stacks *t, const char *s, size_t len, uint
 	}
 }
 
+static long map_define(struct reader *rd, struct maps *m, const char *id, size_t idlen,
+		       const char *def, unsigned long lineno);
+
+/* Decode %XX in s (a path of the addrs column) in place. */
+static void percent_decode(char *s)
+{
+	char *o = s, hex[3] = { 0 };
+
+	for (; *s; s++) {
+		if (*s == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2])) {
+			hex[0] = s[1];
+			hex[1] = s[2];
+			*o++ = (char)strtoul(hex, NULL, 16);
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+/*
+ * The addrs column of a stack defined at index idx, depth frames:
+ * entries "-", "HEX", "HEX@MAP_ID" or "HEX@MAP_ID=MAP" (prof-formats.5),
+ * ';'-separated. 0, or -1 after reporting.
+ */
+static int row_addrs(struct reader *rd, size_t idx, uint32_t depth, char *s,
+		     unsigned long lineno)
+{
+	struct defs *d = &rd->defs;
+	uint32_t n = 0;
+
+	d->aoff[idx] = d->apool_len;
+	d->naddr[idx] = 0;
+	while (*s) {
+		char *semi = strchr(s, ';'), *e, *at, *eq;
+		uint64_t a = 0;
+		long m = -1;
+
+		if (semi)
+			*semi = 0;
+		if (strcmp(s, "-") != 0) {
+			a = strtoull(s, &e, 16);
+			if (e == s || !isxdigit((unsigned char)*s) || (*e && *e != '@'))
+				goto bad;
+			if (*e == '@') {
+				at = e + 1;
+				eq = strchr(at, '=');
+				if (eq)
+					*eq = 0;
+				if (!*at || at[strspn(at, "0123456789")])
+					goto bad;
+				if (eq) {
+					percent_decode(eq + 1);
+					m = map_define(rd, &rd->amaps, at, strlen(at), eq + 1, lineno);
+					if (m < 0)
+						return -1;
+				} else if ((m = (long)prof_intern_find(&rd->amaps.ids, at, strlen(at))) ==
+					   UINT32_MAX) {
+					bad(rd, lineno, "addrs: map id not named by an earlier entry");
+					return -1;
+				}
+			}
+		}
+		if (++n > depth) {
+			bad(rd, lineno, "addrs: more addresses than frames");
+			return -1;
+		}
+		PROF_GROW(d->apool, d->apool_len + 1, d->apool_cap);
+		PROF_GROW(d->mpool, d->apool_len + 1, d->mpool_cap);
+		d->apool[d->apool_len] = a;
+		d->mpool[d->apool_len++] = m < 0 ? UINT32_MAX : (uint32_t)m;
+		if (!semi)
+			break;
+		s = semi + 1;
+	}
+	d->naddr[idx] = n;
+	return 0;
+bad:
+	bad(rd, lineno, "bad addrs entry (-, HEX, HEX@MAP_ID or HEX@MAP_ID=MAP)");
+	return -1;
+}
+
 /*
  * The index of the row's stack: defined here when the row carries the
- * stack text, else one an earlier row defined. -1 after reporting.
+ * stack text (and its addresses, addrs not NULL), else one an earlier
+ * row defined. -1 after reporting.
  */
-static long row_stack(struct reader *rd, const struct row *row, unsigned long lineno)
+static long row_stack(struct reader *rd, const struct row *row, char *addrs,
+		      unsigned long lineno)
 {
 	struct defs *d = &rd->defs;
 	size_t idx, before = prof_intern_count(&d->ids), start = d->pool_len;
@@ -146,9 +246,14 @@ static long row_stack(struct reader *rd, const struct row *row, unsigned long li
 	}
 	PROF_GROW(d->off, idx + 1, d->cap);
 	d->depth = xreallocarray(d->depth, d->cap, sizeof(*d->depth));
+	d->aoff = xreallocarray(d->aoff, d->cap, sizeof(*d->aoff));
+	d->naddr = xreallocarray(d->naddr, d->cap, sizeof(*d->naddr));
 	append_frames(rd->t, row->stack, strlen(row->stack), &d->pool, &d->pool_len, &d->pool_cap);
 	d->off[idx] = start;
 	d->depth[idx] = (uint32_t)(d->pool_len - start);
+	d->naddr[idx] = 0;
+	if (addrs && row_addrs(rd, idx, d->depth[idx], addrs, lineno) != 0)
+		return -1;
 	return (long)idx;
 }
 
@@ -220,6 +325,7 @@ static uint32_t fold_row(struct reader *rd, const struct row *row, size_t idx)
 		if (root->data[i] == ' ')
 			root->data[i] = '_';
 	append_frames(rd->t, prof_buf_cstr(root), root->len, &rd->frames, &depth, &rd->frames_cap);
+	rd->root_depth = depth;
 	PROF_GROW(rd->frames, depth + d->depth[idx], rd->frames_cap);
 	memcpy(rd->frames + depth, d->pool + d->off[idx], d->depth[idx] * sizeof(*rd->frames));
 	depth += d->depth[idx];
@@ -246,18 +352,46 @@ static void maps_release(struct maps *m)
 }
 
 /*
+ * Define mapping id[0..idlen) of table m by its text def ("0xSTART 0xPGOFF
+ * BUILD_ID PATH"); an id defined before keeps its first definition.
+ * Its index in rd->maps, or -1 after reporting a malformed text.
+ */
+static long map_define(struct reader *rd, struct maps *m, const char *id, size_t idlen,
+		       const char *def, unsigned long lineno)
+{
+	size_t idx, before = prof_intern_count(&m->ids);
+	uint64_t start, pgoff;
+	char *end, bid[256];
+	int n = 0;
+
+	start = strtoull(def, &end, 16);
+	if (end == def || sscanf(end, " %" "llx %255s %n", (unsigned long long *)&pgoff, bid, &n) < 2 ||
+	    !n || !end[n]) {
+		bad(rd, lineno, "bad map (0xSTART 0xPGOFF BUILD_ID PATH)");
+		return -1;
+	}
+	idx = prof_intern(&m->ids, id, idlen);
+	if (idx < before)
+		return (long)idx;	/* defined twice: the first stands */
+	PROF_GROW(m->map, idx + 1, m->cap);
+	m->map[idx].start = start;
+	m->map[idx].pgoff = pgoff;
+	m->map[idx].build_id = xstrdup(strcmp(bid, "-") ? bid : "");
+	m->map[idx].path = xstrdup(end + n);
+	return (long)idx;
+}
+
+/*
  * The mapping of the row's ip (f: ip, map_id, map), defined here when the
- * map column is set ("0xSTART 0xPGOFF BUILD_ID PATH"); NULL when the row
- * has none or after reporting a malformed one (*bad set).
+ * map column is set; NULL when the row has none or after reporting a
+ * malformed one (*bad set).
  */
 static const struct prof_samples_map *row_map(struct reader *rd, char **f, unsigned long lineno,
 					      int *bad_map)
 {
 	struct maps *m = &rd->maps;
-	struct prof_samples_map def;
-	size_t idx, before = prof_intern_count(&m->ids);
-	char *end, bid[256];
-	int n = 0;
+	size_t idx;
+	long d;
 
 	*bad_map = 0;
 	if (!f[1][0])
@@ -266,29 +400,45 @@ static const struct prof_samples_map *row_map(struct reader *rd, char **f, unsig
 		idx = prof_intern_find(&m->ids, f[1], strlen(f[1]));
 		return idx == UINT32_MAX ? NULL : &m->map[idx];
 	}
-	def.start = strtoull(f[2], &end, 16);
-	if (end == f[2] || sscanf(end, " %" "llx %255s %n", (unsigned long long *)&def.pgoff, bid, &n) < 2 ||
-	    !n || !f[2][n + (end - f[2])]) {
-		bad(rd, lineno, "bad map (0xSTART 0xPGOFF BUILD_ID PATH)");
+	if ((d = map_define(rd, m, f[1], strlen(f[1]), f[2], lineno)) < 0) {
 		*bad_map = 1;
 		return NULL;
 	}
-	idx = prof_intern(&m->ids, f[1], strlen(f[1]));
-	if (idx < before)
-		return &m->map[idx];	/* defined twice: the first stands */
-	PROF_GROW(m->map, idx + 1, m->cap);
-	m->map[idx].start = def.start;
-	m->map[idx].pgoff = def.pgoff;
-	m->map[idx].build_id = xstrdup(strcmp(bid, "-") ? bid : "");
-	m->map[idx].path = xstrdup(end + n);
-	return &m->map[idx];
+	return &m->map[d];
+}
+
+/* Call on_address with the row's addresses, if it has any. */
+static void row_addresses(struct reader *rd, uint32_t id, size_t idx, char *ip,
+			  const struct prof_samples_map *map)
+{
+	struct defs *d = &rd->defs;
+	struct prof_samples_addrs a;
+	size_t i;
+
+	a.has_ip = ip && ip[0];
+	a.ip = a.has_ip ? strtoull(ip, NULL, 16) : 0;
+	a.map = map;
+	/* without the addrs column (before 0.5): the leaf alone is the ip's */
+	a.first = rd->ncols == NCOLS_ADDRS ? rd->root_depth : rd->root_depth + d->depth[idx] - 1;
+	a.n = rd->ncols == NCOLS_ADDRS ? d->naddr[idx] : 0;
+	if (!map && !a.n)
+		return;
+	a.addr = d->apool + d->aoff[idx];
+	PROF_GROW(rd->row_maps, a.n + 1, rd->row_maps_cap);
+	for (i = 0; i < a.n; i++) {
+		uint32_t m = d->mpool[d->aoff[idx] + i];
+
+		rd->row_maps[i] = m == UINT32_MAX ? NULL : &rd->amaps.map[m];
+	}
+	a.maps = rd->row_maps;
+	rd->opts->on_address(rd->opts->on_address_ctx, id, &a);
 }
 
 /* A sample row: split, check, fold if of the event and in the window. */
 static void read_row(struct reader *rd, char *line, size_t n, unsigned long lineno)
 {
-	char *f[NCOLS_IP + 1];
-	size_t nf = prof_tsv_split(line, n, f, NCOLS_IP + 1);
+	char *f[NCOLS_ADDRS + 1];
+	size_t nf = prof_tsv_split(line, n, f, NCOLS_ADDRS + 1);
 	struct row row;
 	int64_t cpu, stack_number;	/* checked, not used */
 	const struct prof_samples_map *map = NULL;
@@ -300,7 +450,7 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 		bad(rd, lineno, nf < rd->ncols ? "too few fields" : "too many fields");
 		return;
 	}
-	if (nf == NCOLS_IP && (f[9][strspn(f[9], "0123456789abcdef")] ||
+	if (nf >= NCOLS_IP && (f[9][strspn(f[9], "0123456789abcdef")] ||
 			       !prof_tsv_valid_value(PROF_TSV_OPTINT, f[10]))) {
 		bad(rd, lineno, "bad ip (hex) or map_id");
 		return;
@@ -311,7 +461,7 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 		bad(rd, lineno, "bad number in time_ns, pid, tid, cpu, weight or stack_id");
 		return;
 	}
-	if (nf == NCOLS_IP && rd->opts->on_address && !(map = row_map(rd, f + 9, lineno, &bad_map)) &&
+	if (nf >= NCOLS_IP && rd->opts->on_address && !(map = row_map(rd, f + 9, lineno, &bad_map)) &&
 	    bad_map)
 		return;
 	row.comm = f[3];
@@ -320,7 +470,7 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 	row.stack = f[8];
 	rd->st->rows++;
 	/* Define the stack before filtering: later rows use it. */
-	idx = row_stack(rd, &row, lineno);
+	idx = row_stack(rd, &row, nf == NCOLS_ADDRS && rd->opts->on_address ? f[12] : NULL, lineno);
 	if (idx >= 0 && f[6][0] == '-') {	/* "-0" too: profrec never writes a sign */
 		bad(rd, lineno, "negative weight");
 		return;
@@ -328,8 +478,8 @@ static void read_row(struct reader *rd, char *line, size_t n, unsigned long line
 	if (idx < 0 || !row_event_folded(rd, row.event) || !row_in_window(rd, row.time_ns))
 		return;
 	id = fold_row(rd, &row, (size_t)idx);
-	if (map)
-		rd->opts->on_address(rd->opts->on_address_ctx, id, strtoull(f[9], NULL, 16), map);
+	if (rd->opts->on_address)
+		row_addresses(rd, id, (size_t)idx, nf >= NCOLS_IP ? f[9] : NULL, map);
 }
 
 /* Whether line is a header of either form; its number of columns in *ncols. */
@@ -345,6 +495,10 @@ static int is_header(const char *line, size_t n, size_t *ncols)
 	}
 	if (n == h + sizeof(header_ip) - 1 && memcmp(line + h, header_ip, n - h) == 0) {
 		*ncols = NCOLS_IP;
+		return 1;
+	}
+	if (n == h + sizeof(header_addrs) - 1 && memcmp(line + h, header_addrs, n - h) == 0) {
+		*ncols = NCOLS_ADDRS;
 		return 1;
 	}
 	return 0;
@@ -365,7 +519,9 @@ static void read_line(struct reader *rd, char *line, size_t n, unsigned long lin
 			/* a concatenated file: new ids */
 			prof_intern_release(&rd->defs.ids);
 			rd->defs.pool_len = 0;
+			rd->defs.apool_len = 0;
 			maps_release(&rd->maps);
+			maps_release(&rd->amaps);
 		}
 		rd->in_rows = 0;
 		rd->have_header = 1;
@@ -398,6 +554,7 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 	rd.name = prof_chunks_name(r);
 	prof_intern_init(&rd.defs.ids);
 	prof_intern_init(&rd.maps.ids);
+	prof_intern_init(&rd.amaps.ids);
 	if (opts->event_filter && *opts->event_filter && !st->event)
 		st->event = xstrdup(opts->event_filter);
 	while ((block = prof_chunks_next(r, PROF_CHUNK_LINE, &len, &last)) != NULL) {
@@ -415,9 +572,17 @@ int prof_samples_read(struct prof_chunks *r, struct prof_stacks *t,
 	maps_release(&rd.maps);
 	prof_intern_release(&rd.maps.ids);
 	free(rd.maps.map);
+	maps_release(&rd.amaps);
+	prof_intern_release(&rd.amaps.ids);
+	free(rd.amaps.map);
 	free(rd.defs.off);
 	free(rd.defs.depth);
 	free(rd.defs.pool);
+	free(rd.defs.aoff);
+	free(rd.defs.naddr);
+	free(rd.defs.apool);
+	free(rd.defs.mpool);
+	free(rd.row_maps);
 	free(rd.frames);
 	prof_buf_release(&rd.root);
 	return rd.malformed || prof_chunks_failed(r) || prof_chunks_too_long(r) ? -1 : 0;

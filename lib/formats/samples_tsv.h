@@ -8,10 +8,11 @@
  * calls this reader.
  *
  *     # source=profrec event=cpu-clock unit=ns ...
- *     time_ns pid tid comm cpu event weight stack_id stack [ip map_id map]
+ *     time_ns pid tid comm cpu event weight stack_id stack [ip map_id map [addrs]]
  *
- * (tabs; files of profrec before 0.4 stop after stack; ip, the sampled
- * address in hex, and the mapping are checked for form, not folded.)
+ * (tabs; files of profrec before 0.4 stop after stack, before 0.5 after
+ * map; ip, the sampled address in hex, the mapping and the addresses of
+ * the other frames are not folded: read for on_address only.)
  * The stack (frames root first joined by ';') is written only on the
  * first row using its stack_id; later rows leave it empty. A row naming
  * an undefined id is an input error. A header line after rows starts a
@@ -39,6 +40,23 @@ struct prof_samples_map {
 	const char *path;
 };
 
+/*
+ * The addresses of a row's frames. Frames [first, first + n) of the
+ * stack folded (after its root frames) have addr[i] (0: none) in
+ * maps[i] (NULL: no file mapping), as recorded: a caller's is its
+ * return address. The frames after them are the sampled ip's, in map
+ * (the leaf alone in files without the addrs column: first is the
+ * leaf's index, n 0).
+ */
+struct prof_samples_addrs {
+	int has_ip;
+	uint64_t ip;
+	const struct prof_samples_map *map;
+	size_t first, n;
+	const uint64_t *addr;
+	const struct prof_samples_map *const *maps;
+};
+
 struct prof_samples_opts {
 	int include_pid;
 	int include_tid;
@@ -54,11 +72,12 @@ struct prof_samples_opts {
 	 * on_sample; -1: none). */
 	void (*on_sample)(void *ctx, uint32_t id, prof_weight w, int64_t time_ns);
 	void *on_sample_ctx;
-	/* When set, called for every row folded whose ip lies in a file
-	 * mapping (map_id defined by an earlier or this row's map column)
-	 * with its stack's id, the ip and the mapping (valid during the call
-	 * only). A malformed map column is an input error. */
-	void (*on_address)(void *ctx, uint32_t id, uint64_t ip, const struct prof_samples_map *map);
+	/* When set, called for every row folded with an address in a file
+	 * mapping, its ip's or another frame's (map_id defined by an earlier
+	 * or this row's map column, mappings of the addrs column by that
+	 * column), with its stack's id and the addresses (valid during the
+	 * call only). A malformed map or addrs column is an input error. */
+	void (*on_address)(void *ctx, uint32_t id, const struct prof_samples_addrs *a);
 	void *on_address_ctx;
 };
 

@@ -137,7 +137,7 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 	unsigned long problems = 0;
 	const char *name = prof_lines_name(lr);
 	char **fields = xmalloc((s->ncolumns + 1) * sizeof(*fields));
-	size_t required = s->nrequired ? s->nrequired : s->ncolumns, ncols = s->ncolumns;
+	size_t ncols = s->ncolumns, k;
 	int have_header = 0;
 	size_t len, n, i;
 	char *line;
@@ -156,7 +156,9 @@ unsigned long prof_tsv_validate(struct prof_lines *lr, const struct prof_tsv_sch
 			if (line[0] == '#')
 				continue;
 			n = prof_tsv_split(line, len, fields, s->ncolumns + 1);
-			if (n != s->ncolumns && n != required) {
+			for (k = 0; k < 3 && s->older[k] && s->older[k] != n; k++)
+				;
+			if (n != s->ncolumns && (k == 3 || !s->older[k])) {
 				PROBLEM("header has %zu columns, %s has %zu", n, s->name, s->ncolumns);
 			} else {
 				for (i = 0; i < n; i++)

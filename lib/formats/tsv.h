@@ -39,8 +39,8 @@ struct prof_tsv_schema {
 	const struct prof_tsv_column *columns;
 	size_t ncolumns;
 	/* Files written before the last columns were added have only the
-	 * first nrequired (0: every column is required). */
-	size_t nrequired;
+	 * first older[i] columns, their header saying so (0 ends the list). */
+	size_t older[3];
 };
 
 /* The schema with this name, or NULL. */

@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include "formats/tsv.h"
 
-#define COLS(a) a, sizeof(a) / sizeof((a)[0]), 0
-/* Columns of which older files hold only the first n. */
-#define COLS_FROM(a, n) a, sizeof(a) / sizeof((a)[0]), n
+#define COLS(a) a, sizeof(a) / sizeof((a)[0]), { 0 }
+/* Columns of which older files hold only the first n (or m, ...). */
+#define COLS_FROM(a, ...) a, sizeof(a) / sizeof((a)[0]), { __VA_ARGS__ }
 
 static const struct prof_tsv_column profrec_samples[] = {
 	{ "time_ns", PROF_TSV_INT },
@@ -23,6 +23,8 @@ static const struct prof_tsv_column profrec_samples[] = {
 	{ "ip", PROF_TSV_TEXT },
 	{ "map_id", PROF_TSV_OPTINT },
 	{ "map", PROF_TSV_TEXT },
+	/* Added in 0.5 (pprof's caller addresses); 0.4's files stop after map. */
+	{ "addrs", PROF_TSV_TEXT },
 };
 
 static const struct prof_tsv_column proffold_top[] = {
@@ -218,7 +220,7 @@ static const struct prof_tsv_column profgpu_kernels[] = {
 };
 
 static const struct prof_tsv_schema schemas[] = {
-	{ "profrec-samples", COLS_FROM(profrec_samples, 9) },
+	{ "profrec-samples", COLS_FROM(profrec_samples, 9, 12) },
 	{ "proffold-top", COLS(proffold_top) },
 	{ "proffold-heatmap", COLS(proffold_heatmap) },
 	{ "profheap-timeline", COLS(profheap_timeline) },

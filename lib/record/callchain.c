@@ -92,8 +92,10 @@ static uint32_t frame_id(struct prof_callchain *cc, const struct prof_frame *f)
 /* Append a marker frame such as "[truncated]" when there is room. */
 static void add_marker(struct prof_callchain *cc, const char *name)
 {
-	if (cc->n < PROF_CALLCHAIN_MAX_FRAMES)
+	if (cc->n < PROF_CALLCHAIN_MAX_FRAMES) {
+		cc->addrs[cc->n] = 0;
 		cc->ids[cc->n++] = prof_stacks_frame(cc->stacks, name, strlen(name));
+	}
 }
 
 /*
@@ -153,11 +155,14 @@ static size_t add_addr(struct prof_callchain *cc, struct prof_addrspace *as, uin
 		return 0;
 	k = prof_symbolize(cc->sym, as, addr, flags, cc->frames, NFRAMES);
 	if (cc->defer_jit && k == 1 && is_jit_code(as, addr, flags, &cc->frames[0])) {
+		cc->addrs[cc->n] = addr;
 		cc->ids[cc->n++] = deferred_id(cc, as, addr, flags);
 		return k;
 	}
-	for (size_t i = 0; i < k && cc->n < PROF_CALLCHAIN_MAX_FRAMES; i++)
+	for (size_t i = 0; i < k && cc->n < PROF_CALLCHAIN_MAX_FRAMES; i++) {
+		cc->addrs[cc->n] = addr;
 		cc->ids[cc->n++] = frame_id(cc, &cc->frames[i]);
+	}
 	return k;
 }
 
@@ -301,10 +306,21 @@ static void unwind_user(struct prof_callchain *cc, struct prof_addrspace *as,
 	}
 }
 
+/* The frames (leaf first so far) named from the sampled ip: the first address's. */
+static size_t count_leaf_frames(const struct prof_callchain *cc, const struct prof_sample *s)
+{
+	size_t k = 0;
+
+	while (k < cc->n && cc->addrs[k] == s->ip && s->ip)
+		k++;
+	return k;
+}
+
 uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *as,
 			      const struct prof_sample *s, const char *root)
 {
 	uint32_t tmp;
+	uint64_t a;
 
 	cc->n = 0;
 	if (cc->mode == PROF_CALL_GRAPH_NONE || !s->ips) {
@@ -314,10 +330,16 @@ uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *
 		if (cc->mode == PROF_CALL_GRAPH_DWARF)
 			unwind_user(cc, as, s);
 	}
+	cc->leaf_frames = count_leaf_frames(cc, s);
 	if (root) {
 		/* The outermost frame; when full, the leaf gives way (ids are leaf first). */
-		if (cc->n == PROF_CALLCHAIN_MAX_FRAMES)
+		if (cc->n == PROF_CALLCHAIN_MAX_FRAMES) {
 			memmove(cc->ids, cc->ids + 1, --cc->n * sizeof(cc->ids[0]));
+			memmove(cc->addrs, cc->addrs + 1, cc->n * sizeof(cc->addrs[0]));
+			if (cc->leaf_frames)
+				cc->leaf_frames--;
+		}
+		cc->addrs[cc->n] = 0;
 		cc->ids[cc->n++] = prof_stacks_frame(cc->stacks, root, strlen(root));
 	}
 	/* Root first: reverse. */
@@ -325,6 +347,9 @@ uint32_t prof_callchain_stack(struct prof_callchain *cc, struct prof_addrspace *
 		tmp = cc->ids[i];
 		cc->ids[i] = cc->ids[j];
 		cc->ids[j] = tmp;
+		a = cc->addrs[i];
+		cc->addrs[i] = cc->addrs[j];
+		cc->addrs[j] = a;
 	}
 	return prof_stacks_intern(cc->stacks, cc->ids, cc->n);
 }

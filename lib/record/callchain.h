@@ -98,6 +98,16 @@ struct prof_callchain {
 	uint32_t ids[PROF_CALLCHAIN_MAX_FRAMES];
 	size_t n;
 	struct prof_hashmap deferred;	/* frame id -> struct prof_deferred_frame */
+	/*
+	 * After prof_callchain_stack(): the address each of the stack's
+	 * frames was named from, root first (the inlined frames of one
+	 * address share it; 0 for the root given and a "[truncated]"
+	 * marker), as the kernel or the unwinder gave it: a caller's is its
+	 * return address, as perf script prints it. The last leaf_frames
+	 * frames are the sampled ip's (0 when the chain did not start at it).
+	 */
+	uint64_t addrs[PROF_CALLCHAIN_MAX_FRAMES];
+	size_t leaf_frames;
 };
 
 /* A frame of deferred naming. */

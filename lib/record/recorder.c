@@ -187,9 +187,10 @@ int prof_recorder_begin(struct prof_recorder *r, const struct prof_meta *meta)
 
 static void write_sample(struct prof_recorder *r, uint64_t time, const struct prof_thread *t,
 			 int pid, int cpu, int event, uint64_t weight, uint32_t stack,
-			 const uint64_t *ip, const struct prof_map *map)
+			 const uint64_t *ip, const struct prof_map *map, struct prof_addrspace *as)
 {
 	struct prof_sample_row row;
+	const struct prof_callchain *cc = &r->chain;
 
 	r->stats.samples[event]++;
 	row.time = time;
@@ -204,6 +205,10 @@ static void write_sample(struct prof_recorder *r, uint64_t time, const struct pr
 	row.has_ip = ip != NULL;
 	row.ip = ip ? *ip : 0;
 	row.map = map;
+	/* the addresses of the stack's frames, from the sample just walked */
+	row.addrs = ip ? cc->addrs : NULL;
+	row.naddrs = ip ? cc->n - cc->leaf_frames : 0;
+	row.as = as;
 	prof_sample_writer_add(&r->writer, &row);
 }
 
@@ -233,7 +238,7 @@ static void on_sample(struct prof_recorder *r, const struct perf_event_header *h
 		prof_offcpu_switch_out(&t->offcpu, stack, s.time, (int)s.cpu);
 	else
 		write_sample(r, s.time, t, (int)s.pid, (int)s.cpu, event, s.period, stack, &s.ip,
-			     as && !prof_is_kernel_addr(s.ip) ? prof_addrspace_find(as, s.ip) : NULL);
+			     as && !prof_is_kernel_addr(s.ip) ? prof_addrspace_find(as, s.ip) : NULL, as);
 	if (as && event != r->opt.offcpu_event && !prof_is_kernel_addr(s.ip))
 		prof_symbolizer_account(r->sym, as, s.ip, 0, 1);	/* the summary's naming line */
 }
@@ -249,7 +254,7 @@ static void on_switch(struct prof_recorder *r, const struct perf_event_header *h
 	t = prof_threads_find(&r->threads, (int)sid.tid);
 	if (t && prof_offcpu_switch(&t->offcpu, &r->stacks, hdr->misc, sid.time, &span))
 		write_sample(r, span.start, t, t->pid, span.cpu, r->opt.offcpu_event, span.ns,
-			     span.stack, NULL, NULL);
+			     span.stack, NULL, NULL, NULL);
 }
 
 /* A record's time on the samples' clock (their time_ns column). */

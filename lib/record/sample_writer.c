@@ -11,6 +11,7 @@
 #include "formats/tsv.h"
 #include "io/output.h"
 #include "record/sample_writer.h"
+#include "record/threads.h"
 #include "symbolize/symbolize.h"
 
 void prof_sample_writer_init(struct prof_sample_writer *w, struct prof_output *out,
@@ -20,20 +21,23 @@ void prof_sample_writer_init(struct prof_sample_writer *w, struct prof_output *o
 	w->out = out;
 	w->stacks = stacks;
 	w->folded = folded;
+	prof_intern_init(&w->ids);
 	prof_intern_init(&w->maps);
 }
 
 void prof_sample_writer_release(struct prof_sample_writer *w)
 {
 	prof_buf_release(&w->line);
-	prof_buf_release(&w->map_text);
+	prof_buf_release(&w->key);
+	prof_intern_release(&w->ids);
 	prof_intern_release(&w->maps);
 	free(w->rename);
 	w->rename = NULL;
 	w->nrename = 0;
-	free(w->written);
-	w->written = NULL;
-	w->written_words = 0;
+	free(w->map_col_id);
+	free(w->addrs_col_id);
+	w->map_col_id = w->addrs_col_id = NULL;
+	w->map_ids_cap = 0;
 }
 
 int prof_sample_writer_begin(struct prof_sample_writer *w, const struct prof_meta *meta)
@@ -57,81 +61,185 @@ void prof_sample_writer_restart(struct prof_sample_writer *w, struct prof_output
 {
 	w->out = out;
 	w->start_ns = start_ns;
-	if (w->written)
-		memset(w->written, 0, w->written_words * sizeof(*w->written));
+	prof_intern_release(&w->ids);
+	prof_intern_init(&w->ids);
 	prof_intern_release(&w->maps);
 	prof_intern_init(&w->maps);
+	w->map_col_next = w->addrs_col_next = 0;
 	if (w->folded)
 		for (size_t id = 0; id < prof_stacks_count(w->stacks); id++)
 			memset(prof_stacks_weights(w->stacks, (uint32_t)id), 0,
 			       w->stacks->nweights * sizeof(prof_weight));
 }
 
-/* Whether stack id's text was written already; marks it written. */
-static int written_before(struct prof_sample_writer *w, uint32_t id)
+/*
+ * The index of file mapping m (NULL, anonymous: UINT32_MAX). A mapping
+ * is known by what its text says (start, offset, build-id, path), the
+ * path by its pointer: the symbolizer keeps one copy of each path for
+ * its lifetime, so that no text is formatted per sample.
+ */
+static uint32_t map_index(struct prof_sample_writer *w, const struct prof_map *m)
 {
-	uint32_t bit = 1u << (id % 32);
+	struct { uint64_t start, pgoff; const char *path; unsigned len; unsigned char bid[20]; } k;
+	size_t before = prof_intern_count(&w->maps);
+	uint32_t id;
 
-	if (id / 32 >= w->written_words) {
-		size_t old = w->written_words;
-
-		w->written_words = (id / 32 + 1) * 2;
-		w->written = xreallocarray(w->written, w->written_words, sizeof(*w->written));
-		memset(w->written + old, 0, (w->written_words - old) * sizeof(*w->written));
+	if (!m || !m->path || !m->path[0])
+		return UINT32_MAX;
+	memset(&k, 0, sizeof(k));
+	k.start = m->start;
+	k.pgoff = m->pgoff;
+	k.path = m->path;
+	k.len = m->build_id_len <= sizeof(k.bid) ? m->build_id_len : sizeof(k.bid);
+	memcpy(k.bid, m->build_id, k.len);
+	id = prof_intern(&w->maps, (const char *)&k, sizeof(k));
+	if (id >= before) {
+		if (id >= w->map_ids_cap) {
+			w->map_ids_cap = (size_t)id * 2 + 16;
+			w->map_col_id = xreallocarray(w->map_col_id, w->map_ids_cap, sizeof(uint32_t));
+			w->addrs_col_id = xreallocarray(w->addrs_col_id, w->map_ids_cap, sizeof(uint32_t));
+		}
+		w->map_col_id[id] = w->addrs_col_id[id] = UINT32_MAX;
 	}
-	if (w->written[id / 32] & bit)
-		return 1;
-	w->written[id / 32] |= bit;
-	return 0;
+	return id;
 }
 
 /*
- * Append the ip, map_id and map fields: the mapping's text
- * ("0xSTART 0xPGOFF BUILD_ID PATH", build-id "-" when unknown) only on
- * the first row naming it, as stacks are.
+ * The id a column (*col: map_col_id or addrs_col_id, *next its next id)
+ * gives the mapping of index i; *is_new when first named there.
  */
+static uint32_t column_map_id(uint32_t *col, uint32_t *next, uint32_t i, int *is_new)
+{
+	*is_new = col[i] == UINT32_MAX;
+	if (*is_new)
+		col[i] = (*next)++;
+	return col[i];
+}
+
+/*
+ * Append mapping m's text "0xSTART 0xPGOFF BUILD_ID PATH" (build-id "-"
+ * when unknown; tabs and line breaks of the path blanks). In the addrs
+ * column (escape set), '%' and ';' of the path are written %25 and %3b.
+ */
+static void add_map_text(struct prof_buf *b, const struct prof_map *m, int escape)
+{
+	prof_buf_addf(b, "0x%llx 0x%llx ", (unsigned long long)m->start,
+		      (unsigned long long)m->pgoff);
+	for (unsigned i = 0; i < m->build_id_len; i++)
+		prof_buf_addf(b, "%02x", m->build_id[i]);
+	if (!m->build_id_len)
+		prof_buf_addch(b, '-');
+	prof_buf_addch(b, ' ');
+	for (const char *c = m->path; *c; c++) {
+		if (*c == '\t' || *c == '\n' || *c == '\r')
+			prof_buf_addch(b, ' ');
+		else if (escape && (*c == '%' || *c == ';'))
+			prof_buf_addstr(b, *c == '%' ? "%25" : "%3b");
+		else
+			prof_buf_addch(b, *c);
+	}
+}
+
+/* Append the ip, map_id and map fields: the mapping's text only on the first row naming it there. */
 static void add_ip(struct prof_sample_writer *w, const struct prof_sample_row *row,
 		   struct prof_buf *b)
 {
-	const struct prof_map *m = row->map;
-	struct prof_buf *t = &w->map_text;
-	size_t before = prof_intern_count(&w->maps);
-	uint32_t id;
+	uint32_t i;
+	int is_new;
 
 	if (!row->has_ip) {
 		prof_buf_add(b, "\t\t\t", 3);
 		return;
 	}
 	prof_buf_addf(b, "\t%llx\t", (unsigned long long)row->ip);
-	if (!m || !m->path || !m->path[0]) {
+	if ((i = map_index(w, row->map)) == UINT32_MAX) {
 		prof_buf_addch(b, '\t');
 		return;
 	}
-	prof_buf_reset(t);
-	prof_buf_addf(t, "0x%llx 0x%llx ", (unsigned long long)m->start,
-		      (unsigned long long)m->pgoff);
-	for (unsigned i = 0; i < m->build_id_len; i++)
-		prof_buf_addf(t, "%02x", m->build_id[i]);
-	if (!m->build_id_len)
-		prof_buf_addch(t, '-');
-	prof_buf_addch(t, ' ');
-	for (const char *c = m->path; *c; c++)
-		prof_buf_addch(t, *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c);
-	id = prof_intern(&w->maps, t->data, t->len);
-	prof_buf_addf(b, "%u\t", id);
-	if (id >= before)
-		prof_buf_add(b, t->data, t->len);
+	prof_buf_addf(b, "%u\t", column_map_id(w->map_col_id, &w->map_col_next, i, &is_new));
+	if (is_new)
+		add_map_text(b, row->map, 0);
+}
+
+/* The mapping of address a of as, or NULL (kernel, anonymous, unknown). */
+static const struct prof_map *addr_map(struct prof_addrspace *as, uint64_t a)
+{
+	return as && a && !prof_is_kernel_addr(a) ? prof_addrspace_find(as, a) : NULL;
+}
+
+/*
+ * The TSV's stack_id of the row: its stack with the addresses (and
+ * mappings) of its frames above the sampled ip's, in w->ids; *is_new
+ * when first met. Consecutive frames mostly share a mapping: looked up
+ * once.
+ */
+static uint32_t tsv_stack_id(struct prof_sample_writer *w, const struct prof_sample_row *row,
+			     int *is_new)
+{
+	struct prof_buf *k = &w->key;
+	const struct prof_map *last = NULL;
+	uint32_t id, m = UINT32_MAX;
+	size_t before = prof_intern_count(&w->ids);
+
+	prof_buf_reset(k);
+	prof_buf_add(k, (const char *)&row->stack, sizeof(row->stack));
+	for (size_t i = 0; row->addrs && i < row->naddrs; i++) {
+		const struct prof_map *map = addr_map(row->as, row->addrs[i]);
+
+		if (map != last)
+			m = map_index(w, last = map);
+		prof_buf_add(k, (const char *)&row->addrs[i], sizeof(row->addrs[i]));
+		prof_buf_add(k, (const char *)&m, sizeof(m));
+	}
+	id = prof_intern(&w->ids, k->data, k->len);
+	*is_new = id >= before;
+	return id;
+}
+
+/*
+ * The addrs field of a new TSV stack id: per frame above the sampled
+ * ip's, root first, ';'-separated, "-" (none), "HEX" (no file mapping),
+ * "HEX@MAP_ID", with "=MAP TEXT" after the first in this column to name
+ * that mapping (prof-formats.5). The column numbers its mappings itself,
+ * so that the map column's ids stay those of profrec 0.4.
+ */
+static void add_addrs(struct prof_sample_writer *w, const struct prof_sample_row *row,
+		      struct prof_buf *b)
+{
+	for (size_t i = 0; row->addrs && i < row->naddrs; i++) {
+		const struct prof_map *map = addr_map(row->as, row->addrs[i]);
+		uint32_t m;
+		int is_new;
+
+		if (i)
+			prof_buf_addch(b, ';');
+		if (!row->addrs[i]) {
+			prof_buf_addch(b, '-');
+			continue;
+		}
+		prof_buf_addf(b, "%llx", (unsigned long long)row->addrs[i]);
+		if ((m = map_index(w, map)) == UINT32_MAX)
+			continue;
+		prof_buf_addf(b, "@%u", column_map_id(w->addrs_col_id, &w->addrs_col_next, m, &is_new));
+		if (is_new) {
+			prof_buf_addch(b, '=');
+			add_map_text(b, map, 1);
+		}
+	}
 }
 
 void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_sample_row *row)
 {
 	struct prof_buf *b = &w->line;
+	uint32_t id;
+	int is_new;
 
 	if (w->folded) {
 		if (prof_weight_add(prof_stacks_weights(w->stacks, row->stack), (prof_weight)row->weight))
 			prof_weight_saturated(NULL);
 		return;
 	}
+	id = tsv_stack_id(w, row, &is_new);
 	prof_buf_reset(b);
 	prof_buf_addf(b, "%llu\t%d\t%d\t",
 		      (unsigned long long)(row->time > w->start_ns ? row->time - w->start_ns : 0),
@@ -139,10 +247,13 @@ void prof_sample_writer_add(struct prof_sample_writer *w, const struct prof_samp
 	for (const char *c = row->comm; *c; c++)
 		prof_buf_addch(b, *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c);
 	prof_buf_addf(b, "\t%d\t%s\t%llu\t%u\t", row->cpu, row->event,
-		      (unsigned long long)row->weight, row->stack);
-	if (!written_before(w, row->stack))
+		      (unsigned long long)row->weight, id);
+	if (is_new)
 		prof_stacks_format(w->stacks, row->stack, b);
 	add_ip(w, row, b);
+	prof_buf_addch(b, '\t');
+	if (is_new)
+		add_addrs(w, row, b);
 	prof_buf_addch(b, '\n');
 	prof_output_write(w->out, b->data, b->len);
 }

@@ -10,6 +10,14 @@
  * mapping it falls in (map_id; the mapping's "START PGOFF BUILD_ID PATH"
  * text on the first row using that id), what profannotate needs to find
  * the instruction in its file and to check that the file is unchanged.
+ *
+ * And the addresses of the other frames (the addrs column: what pprof's
+ * -disasm and a caller's line need): a TSV stack_id stands for a stack
+ * AND the addresses of its frames above the sampled ip's, so the stack's
+ * text and those addresses are written once, on the first row of the
+ * pair, and every row costs only its ids. A stack of the table reached
+ * from two call sites has two TSV ids (the same text twice); the ids of
+ * the TSV are not the table's.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +29,7 @@ struct prof_meta;
 struct prof_output;
 struct prof_stacks;
 struct prof_map;
+struct prof_addrspace;
 
 /* One sample (or off-CPU interval). */
 struct prof_sample_row {
@@ -34,6 +43,15 @@ struct prof_sample_row {
 	int has_ip;		/* ip is the sampled instruction (0: off-CPU rows) */
 	uint64_t ip;
 	const struct prof_map *map;	/* the mapping holding ip, or NULL (kernel, unknown) */
+	/*
+	 * The addresses of the stack's first naddrs frames, root first (a
+	 * callchain's addrs; 0: a frame without one), the others being the
+	 * sampled ip's; their mappings are looked up in as (kernel addresses
+	 * have none). NULL, 0: none known (off-CPU, Python rows).
+	 */
+	const uint64_t *addrs;
+	size_t naddrs;
+	struct prof_addrspace *as;
 };
 
 struct prof_sample_writer {
@@ -51,10 +69,15 @@ struct prof_sample_writer {
 	size_t nrename;
 	/* private */
 	struct prof_buf line;
-	uint32_t *written;		/* TSV: bitmap of the stack ids written so far */
-	size_t written_words;
-	struct prof_intern maps;	/* TSV: mapping texts written, id = index */
-	struct prof_buf map_text;
+	struct prof_intern ids;		/* TSV: (stack, addresses) keys -> the TSV's stack_id */
+	struct prof_buf key;
+	/* TSV: mappings (start, offset, build-id, path) -> index; the ids
+	 * each column numbers them with, in its order of first use
+	 * (UINT32_MAX: not named there yet) */
+	struct prof_intern maps;
+	uint32_t *map_col_id, *addrs_col_id;
+	size_t map_ids_cap;
+	uint32_t map_col_next, addrs_col_next;
 };
 
 /* Initialise; out and stacks are borrowed. */

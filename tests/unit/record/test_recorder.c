@@ -372,7 +372,7 @@ static void test_tsv(void)
 	struct prof_output *out;
 	const uint64_t chain[] = { addr_of(unit_leaf), addr_of(unit_mid) + 1, addr_of(unit_root) + 1 };
 	const char *header = "# source=profrec\n"
-			     "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\n";
+			     "time_ns\tpid\ttid\tcomm\tcpu\tevent\tweight\tstack_id\tstack\tip\tmap_id\tmap\taddrs\n";
 	char text[4096];
 	size_t n = 0;
 	FILE *f;
@@ -405,11 +405,23 @@ static void test_tsv(void)
 		char exe[PATH_MAX], want[PATH_MAX + 200];
 
 		if (self_text(&start, &end, &pgoff, exe, sizeof(exe)) == 0) {
-			snprintf(want, sizeof(want), "unit_leaf\t%llx\t0\t0x%llx 0x%llx - %s\n",
+			snprintf(want, sizeof(want), "unit_leaf\t%llx\t0\t0x%llx 0x%llx - %s\t",
 				 (unsigned long long)chain[0], (unsigned long long)start,
 				 (unsigned long long)pgoff, exe);
 			CHECK(strstr(text, want));
-			snprintf(want, sizeof(want), "\t0\t\t%llx\t0\t\n", (unsigned long long)chain[0]);
+			snprintf(want, sizeof(want), "\t0\t\t%llx\t0\t\t\n", (unsigned long long)chain[0]);
+			CHECK(strstr(text, want));
+		}
+	}
+	TEST("TSV: the callers' return addresses, root first, their mapping named once in the column") {
+		uint64_t start, end, pgoff;
+		char exe[PATH_MAX], want[2 * PATH_MAX + 300];
+
+		if (self_text(&start, &end, &pgoff, exe, sizeof(exe)) == 0) {
+			snprintf(want, sizeof(want), "\t0x%llx 0x%llx - %s\t%llx@0=0x%llx 0x%llx - %s;%llx@0\n",
+				 (unsigned long long)start, (unsigned long long)pgoff, exe,
+				 (unsigned long long)chain[2], (unsigned long long)start,
+				 (unsigned long long)pgoff, exe, (unsigned long long)chain[1]);
 			CHECK(strstr(text, want));
 		}
 	}
