@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 	}
 	status = prof_recorder_complete(&r, a.duration, &(struct prof_recorder_stop){ &stop_signal, &stop_count },
 					out, a.output, a.quiet, a.no_header ? NULL : &meta);
-	if (convert && convert(tsv, converted) != 0 && status == 0)
+	if (convert && prof_recorder_convert(&r, convert, tsv, converted) != 0 && status == 0)
 		status = PROF_EXIT_FAIL;
 done:
 	prof_recorder_release(&r);

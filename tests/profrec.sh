@@ -1228,6 +1228,15 @@ if $CC -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -o "$TMP/pphot" "$TESTS/d
 				if (sprintf(\"%.0f\", a + 1) in ret) { call = 1; where = file[\$4] } }
 			END { if (call && !bad) print \"main: in main\047s code, at its call of hot_loop, in \" where }' \"$TMP/hot.ret\" \"$TMP/hot.dump\""
 	fi
+	# --lines: a Function's start_line is its DW_AT_decl_line, the line
+	# of its definition in the source
+	if need "pprof --lines: Functions' start_line" python3 python3; then
+		check "pprof --lines: Functions' start_line, where the source defines them" 0 \
+			"$(grep -n -e '^__attribute__((noinline)) unsigned long hot_loop(' -e '^int main(' "$TESTS/data/pprof-hot.c" |
+			   sed 's/^\([0-9]*\):.* \([a-z_]*\)(.*/\2 \1/' | sort)" \
+			sh -c "python3 \"$TESTS/tools/pprof_dump.py\" \"$TMP/hot.pb.gz\" |
+			awk '\$1 == \"function\" && (\$3 == \"main\" || \$3 == \"hot_loop\") { print \$3, \$5 }' | sort"
+	fi
 	if need "go tool pprof -disasm, -list, -traces" go golang-go; then
 		export PPROF_TMPDIR="$TMP"
 		# one line per view, yes where it shows what the addresses give

@@ -28,7 +28,7 @@ enum {
 	M_BUILD_ID = 6, M_HAS_FUNCTIONS = 7,
 	L_ID = 1, L_MAPPING_ID = 2, L_ADDRESS = 3, L_LINE = 4,
 	LN_FUNCTION_ID = 1, LN_LINE = 2,
-	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3, F_FILENAME = 4,
+	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3, F_FILENAME = 4, F_START_LINE = 5,
 };
 
 /* ---- describing a table from its metadata ------------------------------------- */
@@ -286,6 +286,8 @@ struct writer {
 	uint32_t *at_frames;		/* the frames of each at_loc, root first, from off */
 	size_t at_frames_len, at_frames_cap;
 	struct prof_intern funcs;	/* "NAME\nFILE" -> function id - 1 */
+	unsigned *start_line;		/* function id - 1 -> its first line, 0: unknown */
+	size_t start_line_cap;
 	int lines;			/* a frame carried its FILE:LINE */
 	struct prof_buf msg, sub, key;
 };
@@ -545,13 +547,26 @@ static void put_location(struct writer *w, uint64_t id, const uint32_t *f, uint3
 			 uint64_t map_id, uint64_t address)
 {
 	struct prof_buf line = PROF_BUF_INIT, lines = PROF_BUF_INIT;
-	size_t len;
+	const struct prof_pprof_lines_source *src = w->p->start_lines;
+	unsigned first[16];
+	size_t len, nfirst = 0;
 
+	if (src && map_id && n <= 16)
+		nfirst = src->decl_lines(src->ctx, &w->p->addrs->maps[map_id - 1], address, first, n);
 	for (uint32_t i = n; i-- > 0;) {
 		const char *name = prof_stacks_frame_name(w->p->t, f[i], &len);
 		int64_t ln;
 		uint64_t fn = function_line(w, name, len, &ln);
 
+		if (fn > w->start_line_cap) {
+			size_t old = w->start_line_cap;
+
+			w->start_line_cap = fn * 2;
+			w->start_line = xreallocarray(w->start_line, w->start_line_cap, sizeof(unsigned));
+			memset(w->start_line + old, 0, (w->start_line_cap - old) * sizeof(unsigned));
+		}
+		if (nfirst == n && !w->start_line[fn - 1])
+			w->start_line[fn - 1] = first[n - 1 - i];
 		prof_buf_reset(&line);
 		prof_pb_put_uint(&line, LN_FUNCTION_ID, fn);
 		if (ln)
@@ -605,6 +620,8 @@ static void put_locations(struct writer *w)
 		if (nl + 1 < key + len)
 			prof_pb_put_int(&w->sub, F_FILENAME, (int64_t)prof_intern(&w->strings, nl + 1,
 							 (size_t)(key + len - nl - 1)));
+		if (i < w->start_line_cap && w->start_line[i])
+			prof_pb_put_int(&w->sub, F_START_LINE, w->start_line[i]);
 		prof_pb_put_bytes(&w->msg, P_FUNCTION, w->sub.data, w->sub.len);
 	}
 }
@@ -704,6 +721,7 @@ int prof_pprof_write(const struct prof_pprof_profile *p, struct prof_output *out
 	free(w.at_next);
 	free(w.at_loc);
 	free(w.at_frames);
+	free(w.start_line);
 	prof_buf_release(&w.msg);
 	prof_buf_release(&w.sub);
 	prof_buf_release(&w.key);
@@ -728,6 +746,12 @@ char *prof_pprof_temp(const char *path)
 
 int prof_pprof_convert(const char *in, const char *out)
 {
+	return prof_pprof_convert_lines(in, out, NULL);
+}
+
+int prof_pprof_convert_lines(const char *in, const char *out,
+			     const struct prof_pprof_lines_source *src)
+{
 	struct prof_profile_opts o;
 	struct prof_stacks t;
 	struct prof_meta meta = PROF_META_INIT;
@@ -746,6 +770,7 @@ int prof_pprof_convert(const char *in, const char *out)
 	prof_pprof_describe(&p, &t, &meta, 0, c.samples ? 1 : -1);
 	p.duration_nanos = c.last_ns;
 	p.addrs = &c;
+	p.start_lines = src;
 	o_out = prof_output_open(out, PROF_OUT_ATOMIC, PROF_COMP_GZIP);
 	if (!o_out || prof_pprof_write(&p, o_out)) {
 		if (o_out)

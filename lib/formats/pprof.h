@@ -77,6 +77,24 @@ struct prof_pprof_profile {
 	int64_t duration_nanos;		/* 0: not known */
 	/* NULL, or the leaf mappings a counter collected (by frame name) */
 	const struct prof_pprof_counter *addrs;
+	/* NULL, or where Functions' start_line come from (else 0: unknown) */
+	const struct prof_pprof_lines_source *start_lines;
+};
+
+struct prof_pprof_mapping;
+
+/*
+ * The first source lines of the functions at a Location: decl_lines()
+ * fills lines[0..max) for the frames at address (pprof's, a caller's
+ * inside its call) of the counter's mapping m, innermost first as a
+ * Location's Lines, 0 where unknown, and returns how many (0: none
+ * known); a Location whose count differs from its Lines' is left out. A
+ * Function's start_line is the first nonzero one met.
+ */
+struct prof_pprof_lines_source {
+	size_t (*decl_lines)(void *ctx, const struct prof_pprof_mapping *m, uint64_t address,
+			     unsigned *lines, size_t max);
+	void *ctx;
 };
 
 /*
@@ -185,6 +203,10 @@ int prof_pprof_name(const char *path);
  */
 char *prof_pprof_temp(const char *path);
 int prof_pprof_convert(const char *in, const char *out);
+
+/* prof_pprof_convert() with Functions' start_line from src (NULL: none). */
+int prof_pprof_convert_lines(const char *in, const char *out,
+			     const struct prof_pprof_lines_source *src);
 
 /*
  * Nonzero if buf[0..len) (the decompressed start of an input; complete:

@@ -2,10 +2,12 @@
  * The recorder: its life cycle, the records turned into samples, the loop
  * and the summary (recorder.h; the events are in events.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -18,7 +20,9 @@
 #include "base/sysfile.h"
 #include "base/units.h"
 #include "base/xalloc.h"
+#include "core/intern.h"
 #include "core/meta.h"
+#include "formats/pprof.h"
 #include "io/output.h"
 #include "record/jvm.h"
 #include "record/proclog.h"
@@ -65,6 +69,63 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 		r->proclog = xmalloc(sizeof(*r->proclog));
 		prof_proclog_init(r->proclog);
 	}
+}
+
+/* The first lines of functions in a recording's mappings (pprof.h's prof_pprof_lines_source). */
+struct decl_lines {
+	struct prof_symbolizer *sym;
+	struct prof_intern keys;		/* mapping pointer -> index into as */
+	struct prof_addrspace **as;		/* one per mapping: those of processes may overlap */
+	size_t cap;
+};
+
+static size_t decl_lines(void *ctx, const struct prof_pprof_mapping *m, uint64_t address,
+			 unsigned *lines, size_t max)
+{
+	struct decl_lines *d = ctx;
+	size_t before = prof_intern_count(&d->keys);
+	uint32_t k = prof_intern(&d->keys, (const char *)&m, sizeof(m));
+
+	if (k == before) {
+		struct prof_map pm;
+		const char *h = m->build_id;
+
+		memset(&pm, 0, sizeof(pm));
+		pm.start = m->start;
+		pm.end = m->limit;
+		pm.pgoff = m->pgoff;
+		pm.path = m->path;
+		pm.prot = PROT_READ | PROT_EXEC;
+		while (pm.build_id_len < sizeof(pm.build_id) && isxdigit((unsigned char)h[0]) &&
+		       isxdigit((unsigned char)h[1])) {
+			char byte[3] = { h[0], h[1], 0 };
+
+			pm.build_id[pm.build_id_len++] = (unsigned char)strtoul(byte, NULL, 16);
+			h += 2;
+		}
+		PROF_GROW(d->as, (size_t)k + 1, d->cap);
+		d->as[k] = prof_addrspace_new(d->sym, 0);
+		prof_addrspace_add_map(d->as[k], &pm);
+	}
+	return prof_symbolize_decl_lines(d->sym, d->as[k], address, lines, max);
+}
+
+int prof_recorder_convert(struct prof_recorder *r, int (*convert)(const char *, const char *),
+			  const char *in, const char *out)
+{
+	struct decl_lines d = { .sym = r->sym };
+	struct prof_pprof_lines_source src = { decl_lines, &d };
+	int rc;
+
+	if (convert != prof_pprof_convert || !r->opt.lines || !r->sym)
+		return convert(in, out);
+	prof_intern_init(&d.keys);
+	rc = prof_pprof_convert_lines(in, out, &src);
+	for (size_t i = 0; i < prof_intern_count(&d.keys); i++)
+		prof_addrspace_free(d.as[i]);
+	prof_intern_release(&d.keys);
+	free(d.as);
+	return rc;
 }
 
 void prof_recorder_release(struct prof_recorder *r)

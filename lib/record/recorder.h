@@ -171,6 +171,18 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 void prof_recorder_release(struct prof_recorder *r);
 
 /*
+ * profrec -o NAME.pb.gz, NAME.speedscope.json: the recording's TSV file,
+ * in, converted to out by convert (prof_pprof_convert(), ...); pprof with
+ * --lines gets each Function's start_line from the recording's
+ * symbolizer (the functions' DWARF DW_AT_decl_line, looked up in the
+ * files of the Mappings as they are now: a file whose build-id differs
+ * is not read). Call before prof_recorder_release(). Returns 0, or -1
+ * after reporting.
+ */
+int prof_recorder_convert(struct prof_recorder *r, int (*convert)(const char *, const char *),
+			  const char *in, const char *out);
+
+/*
  * Write one file per interval instead of to the output given to
  * prof_recorder_init() (NULL then): a rotation (rotate.h) into o->dir,
  * which prof_recorder_begin() starts, the records move on at interval

@@ -301,3 +301,32 @@ void prof_sym_dwarf_frames(struct prof_symbolizer *s, struct elfobj *o, uint64_t
 	outer->file = pos.file;
 	outer->line = pos.line;
 }
+
+/* The DW_AT_decl_line of d (of its abstract origin or specification), or 0. */
+static unsigned decl_line(Dwarf_Die *d)
+{
+	int ln;
+
+	return dwarf_decl_line(d, &ln) == 0 && ln > 0 ? (unsigned)ln : 0;
+}
+
+size_t prof_sym_dwarf_decl_lines(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
+				 unsigned *lines, size_t max)
+{
+	struct dw_unit *u;
+	Dwarf_Die *fn, chain[MAX_SCOPES];
+	int m = 0;
+	size_t n = 0;
+
+	if (!o->dw_tried)
+		obj_dwarf(o);
+	if (!o->dw || !(u = cu_find(o, pc)) || !(fn = fn_find(u, pc)))
+		return 0;
+	if (s->opt.inlines)
+		m = inlines_under(fn, pc, chain, 0, 0);
+	for (int i = m; i-- > 0 && n < max;)
+		lines[n++] = decl_line(&chain[i]);
+	if (n < max)
+		lines[n++] = decl_line(fn);
+	return n;
+}

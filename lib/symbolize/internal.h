@@ -377,6 +377,15 @@ struct prof_sym_outer {
 void prof_sym_dwarf_frames(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
 			   struct prof_sym_outer *outer);
 
+/*
+ * The first lines (DW_AT_decl_line) of the functions at pc (an object
+ * vaddr of o) into lines[0..max), innermost first as
+ * prof_sym_dwarf_frames() pushes them, the real function last: 0 where
+ * DWARF gives none. Returns how many; 0 when no DWARF function holds pc.
+ */
+size_t prof_sym_dwarf_decl_lines(struct prof_symbolizer *s, struct elfobj *o, uint64_t pc,
+				 unsigned *lines, size_t max);
+
 /* Close o's DWARF and free its unit and function tables. */
 void prof_sym_dwarf_release(struct elfobj *o);
 

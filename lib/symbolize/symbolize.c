@@ -261,6 +261,27 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	return copy_out(s, first, (uint32_t)n, out, max);
 }
 
+size_t prof_symbolize_decl_lines(struct prof_symbolizer *s, struct prof_addrspace *as,
+				 uint64_t addr, unsigned *lines, size_t max)
+{
+	size_t mi = as ? prof_sym_map_index(as, addr) : (size_t)-1;
+	const struct prof_map *m;
+	uint64_t vaddr;
+	uint32_t obj;
+
+	if (mi == (size_t)-1 || !prof_sym_is_file(as->maps[mi].path))
+		return 0;
+	m = &as->maps[mi];
+	obj = map_obj(s, as, mi);
+	if (obj == PROF_SYM_NO_OBJ ||
+	    prof_sym_off_to_vaddr(s->objs[obj], addr - m->start + m->pgoff, &vaddr) != 0)
+		return 0;
+	if (s->objs[obj]->shed)
+		prof_sym_obj_reopen(s->objs[obj]);
+	s->objs[obj]->used_ns = prof_now_ns();
+	return prof_sym_dwarf_decl_lines(s, s->objs[obj], vaddr, lines, max);
+}
+
 int prof_symbolizer_cfa_sp_offset(struct prof_symbolizer *s, struct prof_addrspace *as,
 				  uint64_t addr, uint64_t *sp_offset)
 {

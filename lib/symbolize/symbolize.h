@@ -158,6 +158,17 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 		      uint64_t addr, unsigned flags, struct prof_frame *out, size_t max);
 
 /*
+ * The first source lines (DWARF's DW_AT_decl_line: where each function
+ * is declared, its "func" line) of the frames prof_symbolize() gives for
+ * addr (a user address of as, looked up as it is: a return address less
+ * 1 already), innermost first, into lines[0..max): 0 where DWARF says
+ * nothing. Returns how many, 0 without DWARF for addr; pprof's
+ * Function.start_line.
+ */
+size_t prof_symbolize_decl_lines(struct prof_symbolizer *s, struct prof_addrspace *as,
+				 uint64_t addr, unsigned *lines, size_t max);
+
+/*
  * Where the return address of the function executing at addr (a user
  * address of as) is, when it has not set up its frame pointer (a
  * frameless leaf such as strcmp, a function's prologue): its .eh_frame

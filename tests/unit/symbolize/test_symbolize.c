@@ -16,6 +16,7 @@
 #include "../unit.h"
 
 __attribute__((noinline)) int unit_sym_target(int x);
+enum { UNIT_SYM_TARGET_LINE = __LINE__ + 1 };	/* its DW_AT_decl_line */
 __attribute__((noinline)) int unit_sym_target(int x)
 {
 	__asm__ volatile("" ::: "memory");
@@ -80,6 +81,14 @@ int main(void)
 		/* The start of a function with RETURN belongs to what precedes it. */
 		n = prof_symbolize(s, as, (uintptr_t)unit_sym_target, PROF_SYM_RETURN, f, 8);
 		CHECK(n >= 1 && strcmp(f[n - 1].name, "unit_sym_target") != 0);
+	}
+	TEST("first lines: the function's DW_AT_decl_line, none without DWARF") {
+		unsigned lines[8] = { 0 };
+
+		n = prof_symbolize_decl_lines(s, as, (uintptr_t)unit_sym_target + 1, lines, 8);
+		CHECK(n >= 1 && lines[n - 1] == UNIT_SYM_TARGET_LINE);
+		CHECK(prof_symbolize_decl_lines(s, as, 0x10, lines, 8) == 0);
+		CHECK(prof_symbolize_decl_lines(s, as, (uintptr_t)unit_sym_target + 1, lines, 0) == 0);
 	}
 	TEST("a libc function") {
 		n = prof_symbolize(s, as, (uintptr_t)getpid, 0, f, 8);
