@@ -251,6 +251,7 @@ static long row_stack(struct reader *rd, const struct row *row, char *addrs,
 	append_frames(rd->t, row->stack, strlen(row->stack), &d->pool, &d->pool_len, &d->pool_cap);
 	d->off[idx] = start;
 	d->depth[idx] = (uint32_t)(d->pool_len - start);
+	d->aoff[idx] = d->apool_len;
 	d->naddr[idx] = 0;
 	if (addrs && row_addrs(rd, idx, d->depth[idx], addrs, lineno) != 0)
 		return -1;
@@ -423,7 +424,7 @@ static void row_addresses(struct reader *rd, uint32_t id, size_t idx, char *ip,
 	a.n = rd->ncols == NCOLS_ADDRS ? d->naddr[idx] : 0;
 	if (!map && !a.n)
 		return;
-	a.addr = d->apool + d->aoff[idx];
+	a.addr = a.n ? d->apool + d->aoff[idx] : NULL;
 	PROF_GROW(rd->row_maps, a.n + 1, rd->row_maps_cap);
 	for (i = 0; i < a.n; i++) {
 		uint32_t m = d->mpool[d->aoff[idx] + i];
