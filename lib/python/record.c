@@ -148,6 +148,10 @@ static int enter_thread(void *ctx, pid_t tid)
 			rec->unmergeable++;
 			return 1;
 		}
+		/* --idle: a thread in uninterruptible sleep would stop only once
+		 * its wait ends, and the sampler with it */
+		if (state == 'D')
+			return 1;
 		if (prof_py_native_stop(k->native, tid) != 0) {
 			if (errno != ESRCH)
 				k->stop_errno = errno;
