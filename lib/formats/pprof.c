@@ -177,6 +177,7 @@ void prof_pprof_on_address(void *ctx, uint32_t id, const struct prof_samples_add
 	/* the frames' addresses, root first, after those of the entries */
 	PROF_GROW(c->addrs, c->addrs_len + depth, c->addrs_cap);
 	e = c->addrs + c->addrs_len;
+	memset(e, 0, depth * sizeof(*e));	/* the padding too: e is a key */
 	/* leaf first: the mappings numbered as before callers had addresses
 	 * (pprof takes the first for the main binary) */
 	for (i = depth; i-- > 0;) {
@@ -192,7 +193,6 @@ void prof_pprof_on_address(void *ctx, uint32_t id, const struct prof_samples_add
 			address = a->ip;
 		}
 		e[i].map = UINT32_MAX;
-		e[i].address = 0;
 		if (map) {
 			counter_set(c, &e[i], address, map, &last, &last_m);
 			any = 1;
