@@ -166,37 +166,48 @@ EOF2
 	fi
 	run "$P" --python --native -o "$TMP/pyn.tsv" -- "$exe" "$TMP/split-zlib.py" 0.5
 	validate_tsv "--native: TSV: valid profrec-samples" profrec-samples "$TMP/pyn.tsv"
-	# no signal lost to the stops: 100 SIGUSR1 10 ms apart, counted by the
-	# script's handler, sampled at 999 Hz (some 5% of them come while its
-	# thread is stopped, and wait there; one that comes between the
-	# interrupt and the stop, a signal-delivery-stop passed on at the
-	# detach, is rare: the kernel takes the interrupt's trap first)
+	# no signal lost to the stops: 100 SIGUSR1, each sent once the script's
+	# handler has counted the one before (standard signals pending
+	# together are one, and so are Python's handler calls), sampled at
+	# 999 Hz: some 5% of them come while its thread is stopped and wait
+	# there; one that comes between the interrupt and the stop (a
+	# signal-delivery-stop, passed on at the detach) is rare, the kernel
+	# takes the interrupt's trap first. A lost one stops the count.
 	cat >"$TMP/signals.py" <<'EOF2'
-import signal, sys, time, zlib
+import os, signal, sys, time, zlib
 n = 0
 def count(sig, frame):
     global n
     n += 1
+    with open(sys.argv[1] + ".new", "w") as f:
+        f.write("%d\n" % n)
+    os.replace(sys.argv[1] + ".new", sys.argv[1])
 signal.signal(signal.SIGUSR1, count)
 data = bytes((i * 7919) % 251 for i in range(1 << 16))
-open(sys.argv[1], "w").close()
+with open(sys.argv[1], "w") as f:
+    f.write("0\n")
 end = time.monotonic() + 30
 while n < 100 and time.monotonic() < end:
     zlib.compress(data, 6)
 sys.stderr.write("signals %d\n" % n)
 EOF2
-	rm -f "$TMP/ready"
-	"$P" --python --native -F 999 --folded -o "$TMP/sig.folded" -- "$exe" "$TMP/signals.py" "$TMP/ready" \
+	rm -f "$TMP/count"
+	"$P" --python --native -F 999 --folded -o "$TMP/sig.folded" -- "$exe" "$TMP/signals.py" "$TMP/count" \
 		2>"$TMP/sig.err" &
 	recpid=$!
 	i=0
-	while [ ! -e "$TMP/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -e "$TMP/count" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	pypid=$(awk '{ print $1 }' "/proc/$recpid/task/$recpid/children" 2>/dev/null)
 	i=0
 	while [ -n "$pypid" ] && [ $i -lt 100 ]; do
 		kill -USR1 "$pypid" 2>/dev/null
-		sleep 0.01
 		i=$((i + 1))
+		w=0	# its count, within 5 s
+		while [ "$(cat "$TMP/count" 2>/dev/null)" != $i ] && [ $w -lt 500 ]; do
+			sleep 0.01
+			w=$((w + 1))
+		done
+		[ $w -lt 500 ] || break
 	done
 	wait "$recpid"
 	if [ $? = 0 ] && grep -q '^signals 100$' "$TMP/sig.err"; then
