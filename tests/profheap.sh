@@ -133,6 +133,22 @@ int main(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 		for (int i = 0; i < 10; i++)
 			free(inherited[i]);
+	} else if (!strcmp(mode, "forks")) {
+		/* many short children: one is bound to be forked while
+		 * the parent's timer thread is writing a timeline row */
+		int n = atoi(argv[2]);
+
+		for (int i = 0; i < n; i++) {
+			void *p = malloc(100);
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				free(malloc(64));
+				exit(0);
+			}
+			waitpid(pid, NULL, 0);
+			free(p);
+		}
 	} else if (!strcmp(mode, "exec")) {
 		leaky(5, 300);
 		execl("/proc/self/exe", argv[0], "execd", (char *)NULL);
@@ -351,6 +367,17 @@ if [ "$STATUS" = 0 ] && [ "$n" = 2 ] && [ "$totals" = "1000 4000 " ]; then
 else
 	fail "fork followed" "exit $STATUS, $n profiles, leaks '$totals'"
 fi
+# 1000 children forked under a 1 ms timeline: a child forked while the
+# parent's timer thread held the timeline's lock spun forever at exit
+# (3 of 3 runs hung before the lock was reset in the child)
+run timeout 120 "$P" -q -i 1ms -o "$TMP/forks" "$W" forks 1000
+n=$(ls "$TMP/forks"/*.timeline.tsv 2>/dev/null | wc -l)
+if [ "$STATUS" = 0 ] && [ "$n" = 1001 ]; then
+	pass "1000 forks under a 1 ms timeline: every child ends (1001 timelines)"
+else
+	fail "1000 forks under a 1 ms timeline" "exit $STATUS (124: a child hung), $n timelines"
+fi
+rm -rf "$TMP/forks"
 run "$P" -q --no-follow-fork -o "$TMP/nofork" "$W" fork
 n=$(ls "$TMP/nofork"/*.leak.folded 2>/dev/null | wc -l)
 if [ "$STATUS" = 0 ] && [ "$n" = 1 ]; then

@@ -166,6 +166,10 @@ void ph_timer_start(void)
 
 void ph_timer_after_fork(void)
 {
+	/* the parent's timer thread may have been inside a row when fork()
+	 * copied the lock: it is gone, and would never release it */
+	tick_busy = 0;
+	timeline_done = 0;
 	timer_running = 0;
 	start_timer();
 }
