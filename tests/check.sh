@@ -62,6 +62,14 @@ SANITIZE=address,undefined ./tests/run.sh "$3" "$inst/san/usr/bin" asan | tee "$
 san=$(tail -n 1 "$log")
 uninstall_tree "$inst/san" "$3" "$4" address,undefined
 
+# A pass whose last line is not its summary was cut short (killed, or
+# run.sh failed): nothing it did not report can count as passed.
+summary='^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+printf '%s\n' "$plain" | grep -Eq "$summary" ||
+	{ result FAIL "plain pass" "ended without its summary line (last line: '$plain')"; plain=""; }
+printf '%s\n' "$san" | grep -Eq "$summary" ||
+	{ result FAIL "sanitizer pass" "ended without its summary line (last line: '$san')"; san=""; }
+
 sum() { echo "$plain" "$san" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($(i+1) ~ "^" k) t += $i } END { print t + 0 }'; }
 p=$(($(sum passed) + ip)) f=$(($(sum failed) + if)) s=$(sum skipped)
 echo "plain: $plain"

@@ -4,7 +4,10 @@
 # time as there are cores (TEST_JOBS overrides).
 #   tests/run.sh BUILD BINDIR [LABEL]
 # Prints every result line, then "N passed, N failed, N skipped".
-# Exit status 0 only when nothing failed.
+# Exit status 0 only when nothing failed. A test file that runs longer
+# than TEST_TIMEOUT seconds (default 1200) is stopped and fails, as does
+# one that ends without a single result line: a hang or a crash before
+# the first check is a failure, never a quiet pass.
 set -u
 BUILD=${1:-build}
 BIN=${2:-bin}
@@ -12,6 +15,7 @@ LABEL=${3:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD BIN
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+limit=${TEST_TIMEOUT:-1200}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -20,10 +24,15 @@ run_one() {
 	local idx=$1 name=$2 status=0 start end
 	shift 2
 	start=$(date +%s)
-	"$@" >"$work/$idx.raw" 2>&1 || status=$?
+	# timeout signals the test's whole process group (what it started too)
+	timeout -k 10 "$limit" "$@" >"$work/$idx.raw" 2>&1 </dev/null || status=$?
 	end=$(date +%s)
 	grep -E '^(PASS|FAIL|SKIP) ' "$work/$idx.raw" >"$work/$idx.res"
-	if [ "$status" -ne 0 ] && ! grep -q '^FAIL ' "$work/$idx.raw"; then
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		echo "FAIL $name: still running after $limit s (TEST_TIMEOUT), stopped: $(grep -Ev '^(PASS|SKIP) ' "$work/$idx.raw" | tail -n 3 | tr '\n' '|')" >>"$work/$idx.res"
+	elif [ "$status" -eq 0 ] && [ ! -s "$work/$idx.res" ]; then
+		echo "FAIL $name: ended without a result line: $(tail -n 3 "$work/$idx.raw" | tr '\n' '|')" >>"$work/$idx.res"
+	elif [ "$status" -ne 0 ] && ! grep -q '^FAIL ' "$work/$idx.raw"; then
 		echo "FAIL $name: exited $status: $(grep -Ev '^(PASS|SKIP) ' "$work/$idx.raw" | tail -n 5 | tr '\n' '|')" >>"$work/$idx.res"
 	fi
 	echo "# $name: $((end - start)) s" >>"$work/$idx.res"
