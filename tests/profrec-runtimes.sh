@@ -305,6 +305,29 @@ EOF2
 	fi
 fi
 
+# ---- the perf maps profrec caused are removed once named; the user's stay
+if have node; then
+	echo 'console.log(process.pid); let s = 0; for (let i = 0; i < 3e7; i++) s += i % 7;' >"$TMP/pid.js"
+	run env -u NODE_OPTIONS -u PYTHONPERFSUPPORT -u JAVA_TOOL_OPTIONS \
+		"$P" --folded -o "$TMP/pid.folded" -- node "$TMP/pid.js"
+	npid=$(head -n 1 "$TMP/stdout")
+	if [ "$STATUS" = 0 ] && [ -n "$npid" ] && [ ! -e "/tmp/perf-$npid.map" ] &&
+	   grep -q 'JS:' "$TMP/pid.folded"; then
+		pass "perf maps: node's map, written because of profrec, named the frames and is gone"
+	else
+		fail "perf maps: node's map, written because of profrec, named the frames and is gone" \
+			"exit $STATUS, pid '$npid': $(ls -l "/tmp/perf-$npid.map" 2>&1)"
+	fi
+	run env NODE_OPTIONS=--perf-basic-prof "$P" --folded -o "$TMP/pid.folded" -- node "$TMP/pid.js"
+	npid=$(head -n 1 "$TMP/stdout")
+	if [ "$STATUS" = 0 ] && [ -n "$npid" ] && [ -s "/tmp/perf-$npid.map" ]; then
+		pass "perf maps: a map the user's own NODE_OPTIONS asked for stays"
+	else
+		fail "perf maps: a map the user's own NODE_OPTIONS asked for stays" "exit $STATUS, pid '$npid'"
+	fi
+	[ -n "$npid" ] && rm -f "/tmp/perf-$npid.map"
+fi
+
 # ---- proftools-profile: a CPython command gets its Python stacks by default
 W=$BIN/proftools-profile
 exe=$(awk 'NR == 1 { print $2 }' "$TMP/pythons")

@@ -57,6 +57,7 @@ void prof_recorder_init(struct prof_recorder *r, const struct prof_recorder_opti
 	prof_callchain_init(&r->chain, r->sym, r->unw, &r->stacks, o->call_graph, o->lines,
 			    prof_perf_max_stack());
 	prof_threads_init(&r->threads, r->sym, r->unw);
+	prof_hashmap_init(&r->pids, 1);
 	prof_sample_writer_init(&r->writer, out, &r->stacks, o->folded);
 	/*
 	 * JIT frames named at the end where the output can still change
@@ -134,6 +135,7 @@ void prof_recorder_release(struct prof_recorder *r)
 	prof_rotation_free(r->rot);
 	prof_sample_writer_release(&r->writer);
 	prof_threads_release(&r->threads);	/* before the unwinder and symbolizer */
+	prof_hashmap_release(&r->pids);
 	prof_callchain_release(&r->chain);
 	prof_stacks_release(&r->stacks);
 	prof_unwinder_free(r->unw);
@@ -345,6 +347,7 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 	case PERF_RECORD_COMM:
 		if (prof_decode_comm(hdr, &comm) == 0) {
 			prof_threads_comm(&r->threads, &comm);
+			prof_hashmap_put(&r->pids, comm.pid, NULL);
 			if (r->proclog && comm.exec)
 				prof_proclog_exec(r->proclog, since_start(r, time), (int)comm.pid,
 						  comm.comm, comm.comm_len);
@@ -353,6 +356,7 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 	case PERF_RECORD_FORK:
 		if (prof_decode_task(hdr, &task) == 0) {
 			prof_threads_fork(&r->threads, &task);
+			prof_hashmap_put(&r->pids, task.pid, NULL);
 			if (r->proclog && task.pid != task.ppid) {
 				const struct prof_thread *th = prof_threads_find(&r->threads, (int)task.tid);
 
@@ -594,11 +598,11 @@ int prof_recorder_complete(struct prof_recorder *r, double duration,
 	int status, rval = PROF_EXIT_OK, out_failed, named = name && strcmp(name, "-") != 0;
 	unsigned long long bytes = 0;
 	struct stat st;
-	double secs;
+	double secs, started;
 
 	status = prof_recorder_run(r, duration, stop);
-	prof_runtime_perf_cleanup(r->opt.runtime_perf,
-				  (double)time(NULL) - (double)(prof_now_ns() - r->start_ns) / 1e9);
+	started = (double)time(NULL) - (double)(prof_now_ns() - r->start_ns) / 1e9;
+	prof_runtime_perf_cleanup(r->opt.runtime_perf, started);
 	if (out && prof_output_broken_pipe(out)) {
 		/* "profrec ... | head": end as a writer does when its reader left. */
 		prof_output_abort(out);
@@ -607,6 +611,8 @@ int prof_recorder_complete(struct prof_recorder *r, double duration,
 	}
 	if (prof_recorder_finish(r, meta) != 0)
 		rval = PROF_EXIT_FAIL;
+	/* named now: the maps the runtimes wrote because of us can go */
+	prof_runtime_perf_remove_maps(r->opt.runtime_perf, started, &r->pids);
 	secs = (double)(prof_now_ns() - r->start_ns) / 1e9;
 	/* A failed write leaves no file (or the old one): claim no bytes. */
 	out_failed = out && prof_output_close(out) != 0;

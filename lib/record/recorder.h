@@ -156,6 +156,7 @@ struct prof_recorder {
 	struct prof_symbolizer *sym;
 	struct prof_unwinder *unw;
 	struct prof_sample_writer writer;
+	struct prof_hashmap pids;	/* every process met (set): runtimes' maps to remove */
 };
 
 /*

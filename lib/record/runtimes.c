@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/hashmap.h"
 #include "record/runtimes.h"
 
 /* name=OLD WORD, or name=WORD when unset or empty. */
@@ -44,6 +45,36 @@ const char *prof_runtime_perf_enable(void)
 		strcat(names, names[0] ? ",java" : "java");
 	}
 	return names[0] ? names : NULL;
+}
+
+int prof_runtime_perf_remove_maps(const char *names, double started,
+				  const struct prof_hashmap *pids)
+{
+	DIR *d;
+	struct dirent *e;
+	int removed = 0;
+
+	if (!names || strcmp(names, "python,node,java") != 0 || !(d = opendir("/tmp")))
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300];
+		int pid, end = 0;
+		struct stat st;
+
+		if (sscanf(e->d_name, "perf-%d.map%n", &pid, &end) != 1 || e->d_name[end] ||
+		    pid <= 0 || !prof_hashmap_get(pids, (uint64_t)pid))
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    (double)st.st_ctime + 1 < started)
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)	/* still running */
+			continue;
+		if (unlink(path) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
 }
 
 int prof_runtime_perf_cleanup(const char *names, double started)

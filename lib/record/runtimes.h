@@ -27,9 +27,12 @@
  * What the user already set wins: PYTHONPERFSUPPORT set to anything,
  * NODE_OPTIONS already naming a --perf-* option, JAVA_TOOL_OPTIONS
  * already naming PreserveFramePointer leave that runtime alone. The
- * runtimes write /tmp/perf-PID.map as they do under perf, and leave it
- * there as they do under perf.
+ * runtimes write /tmp/perf-PID.map as they do under perf; the maps that
+ * profrec caused are removed once the recording is named
+ * (prof_runtime_perf_remove_maps()).
  */
+
+struct prof_hashmap;
 
 /*
  * Change this process's environment (inherited by the command started
@@ -48,6 +51,20 @@ const char *prof_runtime_perf_enable(void);
  * command's node processes wrote because of profrec. Returns how many.
  */
 int prof_runtime_perf_cleanup(const char *names, double started);
+
+/*
+ * Every profiled Python 3.12+, Node or Java process would leave a
+ * /tmp/perf-PID.map behind, hundreds a day on a machine that profiles
+ * often, and the recording needs none of them once its frames are named.
+ * When profrec turned on all three runtimes (names is "python,node,java":
+ * the user's environment asked for none of the maps), remove the maps of
+ * the recording's processes (pids, a set of process ids) that appeared
+ * since started (CLOCK_REALTIME seconds) and whose process is gone. A
+ * process still running keeps its map (it may still be writing it).
+ * Returns how many were removed.
+ */
+int prof_runtime_perf_remove_maps(const char *names, double started,
+				  const struct prof_hashmap *pids);
 
 /* What JAVA_TOOL_OPTIONS gets (see above). */
 #define PROF_RUNTIME_JAVA_OPTIONS \
