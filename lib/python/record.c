@@ -74,19 +74,21 @@ struct thread_clock {
 	int fd;			/* -1: could not be opened */
 	void *ring;		/* NULL: counting only, sampled by wall-clock ticks */
 	int due;		/* overflowed since it was last read */
-	int late;		/* due, but read where the scheduler left it */
+	int late;		/* due, but read too long after its overflow */
 	uint64_t last;		/* the count at its last sample */
-	uint64_t now;		/* due: the count read before its stack */
+	uint64_t now;		/* due: the count at its last overflow */
 };
 
 /*
- * A thread read after it ran this much CPU time past its overflow is
- * late: its sample is dropped and its time goes to its next one. On a
- * busy machine such a thread has most often been off its CPU meanwhile,
- * taken off where its slice ended (at a system call that read a clock,
- * in tests/data/split.py) and put back there: read then, 75/25 came out
- * 56/44. Here (2 vCPUs, a VM) a sampler that preempts the thread reads
- * it 10-20 us after its overflow, one on the other CPU 50-100 us after.
+ * A thread read more than this long (wall-clock time, so at most that
+ * much of its CPU time) after its overflow is late: its sample is
+ * dropped and its time goes to its next one. On a busy machine such a
+ * thread has most often been off its CPU meanwhile, taken off where its
+ * slice ended (at a system call that read a clock, in tests/data/split.py)
+ * and put back there: read after it ran 0.2-1 ms past its overflow,
+ * 75/25 came out 56/44. Here (2 vCPUs, a VM) a sampler that preempts the
+ * thread reads it 10-20 us after its overflow, one on the other CPU
+ * 50-100 us after.
  */
 #define LATE_NS 100000u
 
@@ -125,7 +127,10 @@ static struct thread_clock *thread_clock(struct tick *k, pid_t tid)
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	attr.sample_period = next_period(k);
 	attr.wakeup_events = 1;
-	attr.sample_type = PERF_SAMPLE_READ;	/* the count at the overflow */
+	/* each overflow's record: when (CLOCK_MONOTONIC, as prof_now_ns()) and the count then */
+	attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
 	c->fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (c->fd >= 0) {
 		c->ring = mmap(NULL, ring_size(), PROT_READ, MAP_SHARED, c->fd, 0);
@@ -164,31 +169,42 @@ static void thread_clock_close(struct tick *k, pid_t tid)
 	k->pfds_dirty = 1;
 }
 
-/* The count at the thread's last overflow, from its last record (a sample: header, count). */
-static uint64_t overflow_count(const struct thread_clock *c)
-{
-	const struct perf_event_mmap_page *m = c->ring;
-	uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), v;
-
-	if (head < 8 || !m->data_size)
-		return 0;
-	memcpy(&v, (const char *)c->ring + m->data_offset + (head - 8) % m->data_size, sizeof(v));
-	return v;
-}
-
 /*
- * A thread just due: read its count, and whether its stack, read next,
+ * A thread just due: the time and count of its last overflow, from its
+ * last record (header, time, count), and whether its stack, read next,
  * is still about where it overflowed (at a random point of its run, as
- * an overflow comes every period of its CPU time) or late.
+ * an overflow comes every period of its CPU time) or late. Nothing is
+ * read from the counter itself: a read of a running thread's counter
+ * interrupts its CPU.
  */
 static void due_count(struct tick *k, struct thread_clock *c)
 {
-	uint64_t ovf = overflow_count(c), next = next_period(k);
+	const struct perf_event_mmap_page *m = c->ring;
+	const unsigned char *data = (const unsigned char *)c->ring + m->data_offset;
+	uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), rec[3];
+	uint64_t size = m->data_size, next;
+	unsigned char *b = (unsigned char *)rec;
 
 	c->due = 0;
-	if (read(c->fd, &c->now, sizeof(c->now)) != (ssize_t)sizeof(c->now))
-		c->now = c->last;
-	c->late = c->now > ovf + LATE_NS;
+	c->late = 1;
+	for (int tries = 0;; tries++) {
+		if (head < sizeof(rec) || !size || tries == 3)
+			return;
+		for (size_t i = 0; i < sizeof(rec); i++)	/* the last record, maybe wrapped */
+			b[i] = data[(head - sizeof(rec) + i) % size];
+		/* the kernel writes over the ring as it goes: one overflow
+		 * more while it was copied, and it is copied again */
+		uint64_t again = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+
+		if (again == head)
+			break;
+		head = again;
+	}
+	c->now = rec[2];
+	c->late = prof_now_ns() > rec[1] + LATE_NS;
+	if (c->late)
+		return;
+	next = next_period(k);
 	/* the next overflow a varying period away: no loop of the
 	 * program's own period of CPU time hides from them */
 	ioctl(c->fd, PERF_EVENT_IOC_PERIOD, &next);
@@ -211,7 +227,7 @@ static int64_t thread_cpu_delta(struct tick *k, pid_t tid)
 
 	if (!c || c->fd < 0)
 		return -1;
-	if (c->ring)	/* due: the count read before its stack */
+	if (c->ring)	/* due: the count at its overflow */
 		now = c->now;
 	else if (read(c->fd, &now, sizeof(now)) != (ssize_t)sizeof(now))
 		return -1;

@@ -11,8 +11,8 @@
  * is on its CPU or just taken off it, so that the samples land where the
  * CPU time went. A sample weighs the CPU time its thread ran since its
  * previous one (ns of event cpu-clock, from the same counter). A thread
- * read after it ran more than LATE_NS past its overflow (the sampler
- * itself waited for a CPU) is late: dropped, its time left to its next
+ * read more than LATE_NS after its overflow (the sampler itself waited
+ * for a CPU) is late: dropped, its time left to its next
  * sample, as it sits where the scheduler took it off, most often at the
  * return of a system call that read a clock (the kernel notices there
  * that the thread's slice is over). The sampler asks for a short
