@@ -78,52 +78,6 @@ if [ -n "$exe" ]; then
 	fi
 fi
 
-# ---- a contended CPU: each thread read when its CPU time overflows ----
-# More busy loops than CPUs: the script waits for a CPU for much of its
-# run, and is taken off it mostly at the return of time.process_time()'s
-# system call in split. Read at wall-clock ticks, a waiting thread was
-# sampled there and weighed with the time it ran before: split itself got
-# 20-35% of the profile, leaf_a 63-70%. The bounds are generous: a loaded
-# machine adds to the contention, it does not take any away.
-exe=/usr/bin/python3
-[ -x "$exe" ] || exe=$(awk 'NR == 1 { print $2 }' "$TMP/pythons")
-if [ -n "$SANITIZE" ]; then
-	# what it measures is how soon the sampler reads a thread, which an
-	# instrumented sampler does several times slower (1 run in 4 failed)
-	skip "contended CPU" "a timing of the sampler: not in the sanitizer pass"
-elif [ -n "$exe" ]; then
-	busy=
-	n=$(($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1))
-	while [ "$n" -gt 0 ]; do
-		sh -c 'while :; do :; done' &
-		busy="$busy $!"
-		n=$((n - 1))
-	done
-	run "$P" --python -F 999 --folded -o "$TMP/busy.folded" -- "$exe" "$TMP/split.py" 2
-	# shellcheck disable=SC2086
-	kill $busy
-	# shellcheck disable=SC2086
-	wait $busy 2>/dev/null
-	if [ "$STATUS" != 0 ]; then
-		fail "contended CPU: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
-	else
-		awk '
-			/^#/ { next }
-			{ n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack); all += n }
-			stack ~ /;py::leaf_a \(/ { a += n; next }
-			stack ~ /;py::leaf_b \(/ { b += n; next }
-			stack ~ /;py::split \([^;]*\)$/ { s += n }
-			END {
-				if (a + b == 0) { print "FAIL profrec-runtimes: contended CPU: no leaf samples"; exit }
-				share = 100 * a / (a + b); self = 100 * s / all
-				if (self > 6 || share < 68 || share > 82)
-					print "FAIL profrec-runtimes: contended CPU: split itself " self "% (at most 6), leaf_a " share "% (75 +- 7)"
-				else
-					print "PASS profrec-runtimes: contended CPU: samples where the time went (split itself " int(self + 0.5) "%, leaf_a " int(share + 0.5) "%)"
-			}' "$TMP/busy.folded"
-	fi
-fi
-
 # ---- what it refuses ----
 check_error "a command that never runs Python: said, exit 1" 1 'never ran CPython' \
 	"$P" --python --folded -- sh -c 'sleep 0.2'

@@ -3,17 +3,10 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <linux/sched.h>
-#include <linux/sched/types.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,15 +32,9 @@ struct tick {
 	struct prof_python_recording *rec;
 	struct prof_sample_writer *w;
 	struct prof_stacks *stacks;
-	uint64_t now, weight, period, jitter;
+	uint64_t now, weight;
 	int cpu_weights;		/* weights from the threads' task-clock counters */
-	int wall;			/* this pass is a wall-clock tick (not only overflows) */
 	struct prof_hashmap clocks;	/* tid -> struct thread_clock */
-	/* the threads' overflowing counters, polled (rebuilt when dirty) */
-	struct pollfd *pfds;
-	pid_t *ptids;
-	size_t npfds, pfds_cap;
-	int pfds_dirty;
 	struct prof_py_native *native;	/* --native */
 	int stop_errno;			/* --native: why a thread could not be stopped */
 	/* the thread being read (enter_thread) */
@@ -60,234 +47,46 @@ struct tick {
 	uint32_t frames[1025];
 };
 
-/*
- * A thread's task-clock counter and what it read at its last sample.
- * Where it can, the counter also overflows every period of the thread's
- * CPU time (ring: its mapped ring buffer, whose wakeup profrec polls):
- * the thread is read then, as it has just run a period (due), so that
- * samples land where the CPU time went; a thread on a busy machine that
- * waits for a CPU, seen by a wall-clock tick, sits where the scheduler
- * took it off, most often at the return of a system call that read a
- * clock (which is when the kernel notices that its slice is over).
- */
+/* A thread's task-clock counter and what it read at its last sample. */
 struct thread_clock {
 	int fd;			/* -1: could not be opened */
-	void *ring;		/* NULL: counting only, sampled by wall-clock ticks */
-	int due;		/* overflowed since it was last read */
-	int late;		/* due, but read too long after its overflow */
-	uint64_t last;		/* the count at its last sample */
-	uint64_t now;		/* due: the count at its last overflow */
+	uint64_t last;
 };
 
 /*
- * A thread read more than this long (wall-clock time, so at most that
- * much of its CPU time) after its overflow is late: its sample is
- * dropped and its time goes to its next one. On a busy machine such a
- * thread has most often been off its CPU meanwhile, taken off where its
- * slice ended (at a system call that read a clock, in tests/data/split.py)
- * and put back there: read after it ran 0.2-1 ms past its overflow,
- * 75/25 came out 56/44. Here (2 vCPUs, a VM) a sampler that preempts the
- * thread reads it 10-20 us after its overflow, one on the other CPU
- * 50-100 us after.
- */
-#define LATE_NS 100000u
-
-/* The ring's size: its header page and one page of (unread) records. */
-static size_t ring_size(void)
-{
-	return 2 * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-/* The next overflow period: a period give or take half of one (see the loop). */
-static uint64_t next_period(struct tick *k)
-{
-	k->jitter = k->jitter * 6364136223846793005ULL + 1442695040888963407ULL;
-	return k->period / 2 + (k->jitter >> 33) % (k->period + 1);
-}
-
-/*
- * The clock of tid, its counter opened when the thread is new; NULL when
- * the thread is gone. The overflowing counter is mapped read-only (the
- * kernel overwrites its records: only the wakeups matter) and woken at
- * each overflow; where it cannot be had (perf_event_paranoid, the locked
- * memory limit), a counting one; where none, fd -1.
- */
-static struct thread_clock *thread_clock(struct tick *k, pid_t tid)
-{
-	int added;
-	struct thread_clock *c = prof_hashmap_put(&k->clocks, (uint64_t)tid, &added);
-	struct perf_event_attr attr;
-
-	if (!added)
-		return c;
-	memset(c, 0, sizeof(*c));
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = next_period(k);
-	attr.wakeup_events = 1;
-	/* each overflow's record: when (CLOCK_MONOTONIC, as prof_now_ns()) and the count then */
-	attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
-	attr.use_clockid = 1;
-	attr.clockid = CLOCK_MONOTONIC;
-	c->fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (c->fd >= 0) {
-		c->ring = mmap(NULL, ring_size(), PROT_READ, MAP_SHARED, c->fd, 0);
-		if (c->ring == MAP_FAILED) {
-			c->ring = NULL;
-			close(c->fd);
-			c->fd = -1;
-		} else {
-			k->pfds_dirty = 1;
-		}
-	}
-	if (c->fd < 0 && errno != ESRCH) {
-		attr.sample_period = 0;
-		attr.wakeup_events = 0;
-		c->fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
-	if (c->fd < 0 && errno == ESRCH) {	/* ended meanwhile */
-		prof_hashmap_remove(&k->clocks, (uint64_t)tid);
-		return NULL;
-	}
-	return c;
-}
-
-/* Forget the clock of a thread that ended. */
-static void thread_clock_close(struct tick *k, pid_t tid)
-{
-	struct thread_clock *c = prof_hashmap_get(&k->clocks, (uint64_t)tid);
-
-	if (!c)
-		return;
-	if (c->ring)
-		munmap(c->ring, ring_size());
-	if (c->fd >= 0)
-		close(c->fd);
-	prof_hashmap_remove(&k->clocks, (uint64_t)tid);
-	k->pfds_dirty = 1;
-}
-
-/*
- * A thread just due: the time and count of its last overflow, from its
- * last record (header, time, count), and whether its stack, read next,
- * is still about where it overflowed (at a random point of its run, as
- * an overflow comes every period of its CPU time) or late. Nothing is
- * read from the counter itself: a read of a running thread's counter
- * interrupts its CPU.
- */
-static void due_count(struct tick *k, struct thread_clock *c)
-{
-	const struct perf_event_mmap_page *m = c->ring;
-	const unsigned char *data = (const unsigned char *)c->ring + m->data_offset;
-	uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), rec[3];
-	uint64_t size = m->data_size, next;
-	unsigned char *b = (unsigned char *)rec;
-
-	c->due = 0;
-	c->late = 1;
-	for (int tries = 0;; tries++) {
-		if (head < sizeof(rec) || !size || tries == 3)
-			return;
-		for (size_t i = 0; i < sizeof(rec); i++)	/* the last record, maybe wrapped */
-			b[i] = data[(head - sizeof(rec) + i) % size];
-		/* the kernel writes over the ring as it goes: one overflow
-		 * more while it was copied, and it is copied again */
-		uint64_t again = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
-
-		if (again == head)
-			break;
-		head = again;
-	}
-	c->now = rec[2];
-	c->late = prof_now_ns() > rec[1] + LATE_NS;
-	if (c->late)
-		return;
-	next = next_period(k);
-	/* the next overflow a varying period away: no loop of the
-	 * program's own period of CPU time hides from them */
-	ioctl(c->fd, PERF_EVENT_IOC_PERIOD, &next);
-}
-
-/*
- * The CPU time tid ran since its last sample, in ns, from its task-clock
- * counter (read(2) brings a running thread's count up to date, as perf
- * stat's does). Not a thread's se.sum_exec_runtime
+ * The CPU time tid ran since its last sample, in ns, from a task-clock
+ * perf counter of its own (read(2) brings a running thread's count up to
+ * date, as perf stat's does). Not a thread's se.sum_exec_runtime
  * (/proc/PID/task/TID/sched), nor the process's CPU clock read from
  * outside: both are brought up to date only at a scheduler tick or when
  * the thread reads its own clock, and a loop that read time.process_time()
- * moved a 75/25 split to 89/11. Returns -1 when the counter cannot be had
- * (perf_event_paranoid).
+ * moved a 75/25 split to 89/11. Returns 0 at the first sample of a
+ * thread; -1 when the counter cannot be had (perf_event_paranoid).
  */
 static int64_t thread_cpu_delta(struct tick *k, pid_t tid)
 {
-	struct thread_clock *c = prof_hashmap_get(&k->clocks, (uint64_t)tid);
+	int added;
+	struct thread_clock *c = prof_hashmap_put(&k->clocks, (uint64_t)tid, &added);
 	uint64_t now, d;
 
-	if (!c || c->fd < 0)
-		return -1;
-	if (c->ring)	/* due: the count at its overflow */
-		now = c->now;
-	else if (read(c->fd, &now, sizeof(now)) != (ssize_t)sizeof(now))
+	if (added) {
+		struct perf_event_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_TASK_CLOCK;
+		c->fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		c->last = 0;
+		if (c->fd >= 0 && read(c->fd, &c->last, sizeof(c->last)) != (ssize_t)sizeof(c->last))
+			c->last = 0;
+		return c->fd >= 0 ? 0 : -1;
+	}
+	if (c->fd < 0 || read(c->fd, &now, sizeof(now)) != (ssize_t)sizeof(now))
 		return -1;
 	d = now > c->last ? now - c->last : 0;
 	c->last = now;
 	return (int64_t)d;
-}
-
-/*
- * Wait for the next wall-clock tick at next (CLOCK_MONOTONIC ns) or, before
- * it, a thread's overflow (marked due). Returns 1 at the tick, 0 when
- * overflows woke it, -1 when nothing to sample did (a signal, a thread
- * that ended).
- */
-static int wait_tick(struct tick *k, uint64_t next)
-{
-	uint64_t now = prof_now_ns();
-	struct timespec ts;
-	int n, any = 0;
-
-	if (k->pfds_dirty) {
-		size_t i = 0, count = prof_hashmap_count(&k->clocks);
-
-		PROF_GROW(k->pfds, count + 1, k->pfds_cap);
-		k->ptids = xreallocarray(k->ptids, k->pfds_cap, sizeof(*k->ptids));
-		for (size_t j = 0; j < count; j++) {
-			uint64_t tid;
-			struct thread_clock *c = prof_hashmap_at(&k->clocks, j, &tid);
-
-			if (!c->ring)
-				continue;
-			k->pfds[i].fd = c->fd;
-			k->pfds[i].events = POLLIN;
-			k->ptids[i++] = (pid_t)tid;
-		}
-		k->npfds = i;
-		k->pfds_dirty = 0;
-	}
-	if (now >= next)
-		return 1;
-	ts.tv_sec = (time_t)((next - now) / 1000000000u);
-	ts.tv_nsec = (long)((next - now) % 1000000000u);
-	n = ppoll(k->npfds ? k->pfds : NULL, k->npfds, &ts, NULL);
-	for (size_t i = 0; n > 0 && i < k->npfds; i++) {
-		pid_t tid = k->ptids[i];
-
-		if (k->pfds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			thread_clock_close(k, tid);	/* ended */
-		} else if (k->pfds[i].revents & POLLIN) {
-			struct thread_clock *c = prof_hashmap_get(&k->clocks, (uint64_t)tid);
-
-			if (c) {
-				c->due = 1;
-				any = 1;
-			}
-		}
-	}
-	if (n == 0 || prof_now_ns() >= next)
-		return 1;
-	return any ? 0 : -1;
 }
 
 /*
@@ -329,44 +128,28 @@ static pid_t row_tid(const struct prof_python_recording *rec, const struct prof_
 }
 
 /*
- * Before a thread's frames are read: whether it is sampled, its name and
- * CPU; with --native, stop it. A thread whose counter overflows is read
- * when it is due, whatever its state (it has just run); the others at
- * wall-clock ticks while running (state R), unless --idle.
+ * Before a thread's frames are read: whether it is sampled (running,
+ * unless --idle), its name and CPU; with --native, stop it.
  */
 static int enter_thread(void *ctx, pid_t tid)
 {
 	struct tick *k = ctx;
 	struct prof_python_recording *rec = k->rec;
-	struct thread_clock *c = NULL;
 	char state = 'R';
 
-	if (k->cpu_weights && !(c = thread_clock(k, tid ? tid : rec->pid)))
-		return 1;
-	if (c && c->ring) {
-		if (!c->due)
-			return 1;
-		due_count(k, c);
-		if (c->late) {
-			rec->late++;
-			return 1;
-		}
-	} else if (!k->wall) {
-		return 1;
-	}
 	snprintf(k->comm, sizeof(k->comm), "python");
 	k->cpu = -1;
 	if (tid)
 		state = thread_state(rec->pid, tid, k->comm, sizeof(k->comm), &k->cpu);
-	if (!state || (state != 'R' && !rec->idle && !(c && c->ring)))
+	if (!state || (state != 'R' && !rec->idle))
 		return 1;
 	if (k->native) {
 		if (!tid) {	/* 3.9, 3.10 where glibc's tid is not found: nothing to stop */
 			rec->unmergeable++;
 			return 1;
 		}
-		/* a thread in uninterruptible sleep would stop only once its
-		 * wait ends, and the sampler with it */
+		/* --idle: a thread in uninterruptible sleep would stop only once
+		 * its wait ends, and the sampler with it */
 		if (state == 'D')
 			return 1;
 		if (prof_py_native_stop(k->native, tid) != 0) {
@@ -409,7 +192,11 @@ static void one_thread(void *ctx, const struct prof_python_thread *t)
 			k->frames[depth++] = prof_stacks_frame(k->stacks, t->frames[i],
 							       strlen(t->frames[i]));
 	}
-	/* weighed by the CPU time it ran since its last sample */
+	/*
+	 * Weighed by the CPU time it ran since its last sample: a thread
+	 * that waits for a CPU on a loaded machine is in state R too, and
+	 * counting its ticks would pile them on wherever it was preempted.
+	 */
 	if (k->cpu_weights && (ran = thread_cpu_delta(k, row_tid(rec, t))) <= 0) {
 		if (ran < 0)	/* no counter for it: a tick's weight */
 			ran = (int64_t)k->weight;
@@ -467,27 +254,6 @@ static struct prof_py_native *native_new(const struct prof_python_recording *rec
 	return prof_py_native_new(rec->pid, rec->is_child, image, &so);
 }
 
-/*
- * Ask the scheduler for a short slice (Linux 6.12+'s sched_setattr()
- * sched_runtime for SCHED_OTHER, unprivileged): a task with a shorter
- * slice than the one running preempts it when it wakes. Without it the
- * sampler, woken by a thread's overflow on that thread's CPU, would wait
- * there for the thread's slice to end, which is most often at the return
- * of a system call that read a clock, and read its stack there.
- */
-static void short_slice(void)
-{
-	struct sched_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.sched_policy = SCHED_NORMAL;
-	a.sched_nice = getpriority(PRIO_PROCESS, 0);
-	a.sched_runtime = 100000;
-	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
-		prof_info(2, "--python: no short scheduler slice: %s", strerror(errno));
-}
-
 int prof_python_record(struct prof_python_recording *rec, struct prof_sample_writer *w,
 		       struct prof_stacks *stacks, volatile sig_atomic_t *stop)
 {
@@ -498,32 +264,29 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 	uint64_t next = start, end = rec->duration > 0 ? start + (uint64_t)(rec->duration * 1e9) : 0;
 	char err[512] = "";
 	int rc = 0, nread, read_errno;
+	uint64_t jitter = (uint64_t)rec->pid * 2654435761u + start;
 
 	/* TSV: ns of CPU; folded: samples, unless CPU time weighs them (ns) */
 	k.cpu_weights = rec->cpu_weights;
-	k.period = period;
 	k.weight = rec->folded && !rec->cpu_weights ? 1 : period;
-	k.jitter = (uint64_t)rec->pid * 2654435761u + start;
 	prof_hashmap_init(&k.clocks, sizeof(struct thread_clock));
-	if (k.cpu_weights)
-		short_slice();
-	while (!*stop && !ended(rec) && (!end || prof_now_ns() < end)) {
+	while (!*stop && !ended(rec) && (!end || next < end)) {
+		struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
 		int retry = 0;
 
-		if ((k.wall = wait_tick(&k, next)) < 0)
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			continue;
+		/*
+		 * The next tick is a period away on average, give or take half
+		 * of one: a fixed rate can beat with a loop in the program and
+		 * see one phase of it only.
+		 */
+		jitter = jitter * 6364136223846793005ULL + 1442695040888963407ULL;
+		next += period / 2 + (jitter >> 33) % (period + 1);
 		k.now = prof_now_ns();
-		if (k.wall) {
-			/*
-			 * The next tick is a period away on average, give or
-			 * take half of one: a fixed rate can beat with a loop in
-			 * the program and see one phase of it only.
-			 */
-			next += next_period(&k);
-			if (k.now > next + 10 * period)	/* fell behind (suspended): skip, never burst */
-				next = k.now + period;
-			rec->ticks++;
-		}
+		if (k.now > next + 10 * period)	/* fell behind (suspended): skip, never burst */
+			next = k.now + period;
+		rec->ticks++;
 		if (!p) {
 			p = prof_python_attach(rec->pid, &retry, err, sizeof(err));
 			if (!p && !retry) {
@@ -557,13 +320,11 @@ int prof_python_record(struct prof_python_recording *rec, struct prof_sample_wri
 	}
 	free(k.rows);
 	free(k.comms);
-	free(k.pfds);
-	free(k.ptids);
-	while (prof_hashmap_count(&k.clocks)) {
-		uint64_t tid;
+	for (size_t i = 0; i < prof_hashmap_count(&k.clocks); i++) {
+		struct thread_clock *c = prof_hashmap_at(&k.clocks, i, NULL);
 
-		prof_hashmap_at(&k.clocks, 0, &tid);
-		thread_clock_close(&k, (pid_t)tid);
+		if (c->fd >= 0)
+			close(c->fd);
 	}
 	prof_hashmap_release(&k.clocks);
 	if (k.native) {
@@ -651,11 +412,9 @@ int prof_python_profile(struct prof_python_recording *rec, struct prof_child *ch
 		rc = prof_output_close(out);
 	else
 		prof_output_abort(out);
-	prof_info(1, "Python %s, %.1f s, %llu samples, %llu torn stacks dropped, %llu late "
-		  "(their CPU time to the next)",
+	prof_info(1, "Python %s, %.1f s, %llu samples, %llu torn stacks dropped",
 		  rec->version[0] ? rec->version : "?", (double)(prof_now_ns() - start) / 1e9,
-		  (unsigned long long)rec->samples, (unsigned long long)rec->torn,
-		  (unsigned long long)rec->late);
+		  (unsigned long long)rec->samples, (unsigned long long)rec->torn);
 	if (rec->native && rec->stops)
 		prof_info(1, "--native: %llu stacks unmergeable (dropped); per sample: %.0f us to stop "
 			  "a thread, %.0f us stopped, %.0f us to unwind and merge after",

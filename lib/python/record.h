@@ -2,31 +2,22 @@
 #define PROF_PYTHON_RECORD_H
 /*
  * profrec --python: sampling a CPython process's Python stacks (python.h)
- * at a rate into a recording's sample writer, the way py-spy
+ * at a fixed rate into a recording's sample writer, the way py-spy
  * samples.
  *
- * Each thread is read when it has run a period (1e9 / freq ns, give or
- * take half of one) of CPU time: a task-clock perf counter of the thread
- * overflows then and wakes the sampler, which reads the thread while it
- * is on its CPU or just taken off it, so that the samples land where the
- * CPU time went. A sample weighs the CPU time its thread ran since its
- * previous one (ns of event cpu-clock, from the same counter). A thread
- * read more than LATE_NS after its overflow (the sampler itself waited
- * for a CPU) is late: dropped, its time left to its next
- * sample, as it sits where the scheduler took it off, most often at the
- * return of a system call that read a clock (the kernel notices there
- * that the thread's slice is over). The sampler asks for a short
- * scheduler slice so that, woken on the thread's CPU, it preempts it.
- *
- * Threads whose counter cannot overflow (perf_event_paranoid, the locked
- * memory limit), and every thread with idle, are read at wall-clock ticks
- * instead, at random times a period apart on average (a loop of the
- * program's own period cannot hide from them): with idle, every thread,
- * a sample weighing one tick (1e9 / freq ns; folded: 1 sample), as
- * py-spy's --idle; otherwise the threads running (state R in
- * /proc/PID/task/TID/stat), weighed by a counting task-clock counter of
- * the thread, or one tick where none can be opened. Wall-clock ticks
- * also find the threads started since. A folded recording's stacks start
+ * Ticks come at random times, a period apart on average (so that a
+ * loop of the program's own period cannot hide from them); each reads
+ * every thread's Python stack; a thread counts only while
+ * the kernel says it is running (state R in /proc/PID/task/TID/stat), as
+ * py-spy's default leaves idle threads out, unless idle is set. A sample
+ * weighs the CPU time its thread ran since its previous one, in ns of
+ * event cpu-clock, read from a task-clock perf counter of the thread: a
+ * thread that waits for a CPU on a loaded machine is in state R too, and
+ * counting its ticks would pile them on wherever it was preempted (the
+ * scheduler's own figures, read from outside, are up to date only at a
+ * tick or when the thread reads its clock, which biased a loop that did).
+ * Where no counter can be opened, and with idle, a sample weighs one tick
+ * (1e9 / freq ns; folded: 1 sample). A folded recording's stacks start
  * with the thread's name, as profrec --folded's do; TSV rows carry it in
  * the comm column.
  *
@@ -65,7 +56,6 @@ struct prof_python_recording {
 	/* results */
 	char version[32];	/* the interpreter's, once attached */
 	uint64_t samples, ticks, torn;
-	uint64_t late;		/* samples dropped: read well after their overflow (record.c) */
 	uint64_t unmergeable;	/* --native: stacks whose eval calls and Python frames differ */
 	uint64_t stops, stop_wait_ns, stopped_ns, unwind_ns;	/* --native: costs (native.h) */
 };
