@@ -868,10 +868,14 @@ else
 	fi
 	run "$P" --host -q -i 100ms -o "$TMP/hc.tsv" -- "$TMP/hostprog" spin
 	max=$(awk -F'\t' 'NR > 1 && $4 != "" && $4 > m { m = $4 } END { print m + 0 }' "$TMP/hc.tsv")
-	if [ "$STATUS" = 0 ] && awk -v m="$max" 'BEGIN { exit !(m > 5 && m <= 100.5) }'; then
+	# 102, not 100.5: the clock read and its time stamp are two calls,
+	# and a delayed sampler (the sanitizer pass on a busy host: 100.6%)
+	# stretches one interval's share by a fraction of a percent; the
+	# 10 ms ticks this replaced gave 110% at 100 ms intervals
+	if [ "$STATUS" = 0 ] && awk -v m="$max" 'BEGIN { exit !(m > 5 && m <= 102) }'; then
 		pass "--host: one spinning thread at most 100% ($max%)"
 	else
-		fail "--host: one thread's CPU" "exit $STATUS, at most $max% (want 5 to 100.5)"
+		fail "--host: one thread's CPU" "exit $STATUS, at most $max% (want 5 to 102)"
 	fi
 fi
 check_error "--host with --summary is a usage error" 2 'not with --summary' "$P" --host --summary -- true
