@@ -868,14 +868,14 @@ else
 	fi
 	run "$P" --host -q -i 100ms -o "$TMP/hc.tsv" -- "$TMP/hostprog" spin
 	max=$(awk -F'\t' 'NR > 1 && $4 != "" && $4 > m { m = $4 } END { print m + 0 }' "$TMP/hc.tsv")
-	# 102, not 100.5: the clock read and its time stamp are two calls,
-	# and a delayed sampler (the sanitizer pass on a busy host: 100.6%)
-	# stretches one interval's share by a fraction of a percent; the
+	# 105, not 100.5: the clock read and its time stamp are two calls,
+	# and a delayed sampler (100.6% in a sanitizer pass, 101.8% by hand)
+	# stretches one interval's share by a percent or two; the
 	# 10 ms ticks this replaced gave 110% at 100 ms intervals
-	if [ "$STATUS" = 0 ] && awk -v m="$max" 'BEGIN { exit !(m > 5 && m <= 102) }'; then
-		pass "--host: one spinning thread at most 100% ($max%)"
+	if [ "$STATUS" = 0 ] && awk -v m="$max" 'BEGIN { exit !(m > 5 && m <= 105) }'; then
+		pass "--host: one spinning thread about 100%, not 110% as 10 ms ticks read it ($max%)"
 	else
-		fail "--host: one thread's CPU" "exit $STATUS, at most $max% (want 5 to 102)"
+		fail "--host: one thread's CPU" "exit $STATUS, at most $max% (want 5 to 105)"
 	fi
 fi
 check_error "--host with --summary is a usage error" 2 'not with --summary' "$P" --host --summary -- true
