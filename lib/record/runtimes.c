@@ -47,6 +47,23 @@ const char *prof_runtime_perf_enable(void)
 	return names[0] ? names : NULL;
 }
 
+/*
+ * Remove path when it is a regular file that appeared since started and
+ * pid, the process that wrote it, is gone (a running one may still write
+ * it). Returns 1 when removed.
+ */
+static int remove_left_by(const char *path, int pid, double started)
+{
+	struct stat st;
+
+	if (pid <= 0 || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (double)st.st_ctime + 1 < started)
+		return 0;
+	if (kill(pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	return unlink(path) == 0;
+}
+
 int prof_runtime_perf_remove_maps(const char *names, double started,
 				  const struct prof_hashmap *pids)
 {
@@ -59,19 +76,12 @@ int prof_runtime_perf_remove_maps(const char *names, double started,
 	while ((e = readdir(d))) {
 		char path[300];
 		int pid, end = 0;
-		struct stat st;
 
 		if (sscanf(e->d_name, "perf-%d.map%n", &pid, &end) != 1 || e->d_name[end] ||
-		    pid <= 0 || !prof_hashmap_get(pids, (uint64_t)pid))
+		    !prof_hashmap_get(pids, (uint64_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-		    (double)st.st_ctime + 1 < started)
-			continue;
-		if (kill(pid, 0) == 0 || errno != ESRCH)	/* still running */
-			continue;
-		if (unlink(path) == 0)
-			removed++;
+		removed += remove_left_by(path, pid, started);
 	}
 	closedir(d);
 	return removed;
@@ -88,16 +98,10 @@ int prof_runtime_perf_cleanup(const char *names, double started)
 	while ((e = readdir(d))) {
 		unsigned long long addr;
 		int pid, end = 0;
-		struct stat st;
 
-		if (sscanf(e->d_name, "isolate-0x%llx-%d-v8.log%n", &addr, &pid, &end) != 2 ||
-		    e->d_name[end] || pid <= 0 || lstat(e->d_name, &st) != 0 ||
-		    !S_ISREG(st.st_mode) || (double)st.st_ctime + 1 < started)
-			continue;
-		if (kill(pid, 0) == 0 || errno != ESRCH)	/* its node still runs */
-			continue;
-		if (unlink(e->d_name) == 0)
-			removed++;
+		if (sscanf(e->d_name, "isolate-0x%llx-%d-v8.log%n", &addr, &pid, &end) == 2 &&
+		    !e->d_name[end])
+			removed += remove_left_by(e->d_name, pid, started);
 	}
 	closedir(d);
 	return removed;
