@@ -1,5 +1,6 @@
 /* lib/base/term.c: the terminal's width, whether to colour, cutting, the progress line. */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,32 @@
 #include "../unit.h"
 #include "base/error.h"
 #include "base/term.h"
+
+/*
+ * What the terminal shows, up to the last line written ("after").  A
+ * pseudo-terminal hands its output over in pieces: one read() can return
+ * part of it when the machine is busy, so read until the line is there or
+ * nothing more comes for two seconds.
+ */
+static size_t read_terminal(int master, char *buf, size_t size)
+{
+	struct pollfd pfd = { .fd = master, .events = POLLIN };
+	size_t len = 0;
+	ssize_t n;
+	char *last;
+
+	buf[0] = 0;
+	while (len + 1 < size && poll(&pfd, 1, 2000) > 0) {
+		n = read(master, buf + len, size - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+		buf[len] = 0;
+		if ((last = strstr(buf, "after")) != NULL && strchr(last, '\n') != NULL)
+			break;
+	}
+	return len;
+}
 
 int main(void)
 {
@@ -60,7 +87,6 @@ int main(void)
 			int saved = dup(STDERR_FILENO);
 			struct prof_progress pr;
 			char buf[4096];
-			ssize_t n;
 
 			unsetenv("COLUMNS");
 			ws.ws_col = 20;
@@ -76,8 +102,7 @@ int main(void)
 			fflush(stderr);
 			dup2(saved, STDERR_FILENO);
 			close(saved);
-			n = read(master, buf, sizeof(buf) - 1);
-			buf[n > 0 ? n : 0] = 0;
+			read_terminal(master, buf, sizeof(buf));
 			CHECK(pr.on && pr.width == 20);
 			/* 19 columns: "\r" must get back to the line's start */
 			CHECK(strstr(buf, "\rwork 1/3: a-long-i~") != NULL);
