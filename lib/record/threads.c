@@ -119,6 +119,19 @@ struct prof_thread *prof_threads_get(struct prof_threads *t, int pid, int tid)
 		th->pid = pid;
 		if (!th->comm[0])
 			read_comm(pid, tid, th->comm);
+		/*
+		 * Gone already: a short-lived thread's sample can come from
+		 * another CPU's buffer before its FORK record, which names it
+		 * after its creator. A thread starts with its process's name.
+		 */
+		if (!th->comm[0] && tid != pid) {
+			struct prof_thread *main_thread = prof_threads_find(t, pid);
+
+			if (main_thread && main_thread->comm[0])
+				memcpy(th->comm, main_thread->comm, sizeof(th->comm));
+			else
+				read_comm(pid, pid, th->comm);
+		}
 		if (!th->comm[0])
 			snprintf(th->comm, sizeof(th->comm), "%d", tid);
 	}

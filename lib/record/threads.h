@@ -64,7 +64,8 @@ void prof_threads_release(struct prof_threads *t);
 
 /*
  * The thread tid of process pid, added when new with its name from
- * /proc (its tid in decimal when that is gone). tid <= 0 is the idle
+ * /proc; when the thread is gone, its process's name (known, else from
+ * /proc), else its tid in decimal. tid <= 0 is the idle
  * task ("swapper", pid 0), one for every CPU. Never NULL.
  */
 struct prof_thread *prof_threads_get(struct prof_threads *t, int pid, int tid);

@@ -325,6 +325,13 @@ static void test_folded(void)
 		feed(&r, &b);
 		CHECK(r.stats.lost == 17 && r.stats.lost_samples == 4 && r.stats.throttled == 1);
 	}
+	TEST("a gone thread sampled before its FORK record: its process's name, not its tid") {
+		comm(&r, PID, PID, "mainprog", 0);
+		sample(&r, CPU_ID, PID, TID + 1, 19, chain, 3);
+		CHECK(weight_of(&r, "mainprog;unit_root;unit_mid;unit_leaf") == 1);
+		t = prof_threads_find(&r.threads, TID + 1);
+		CHECK(t && t->pid == PID && strcmp(t->comm, "mainprog") == 0);
+	}
 	prof_recorder_release(&r);
 }
 
