@@ -83,6 +83,7 @@ struct prof_host {
 	/* Scratch: the processes of one sample. */
 	struct prof_host_proc *procs;
 	size_t nprocs, procs_cap;
+	uint64_t root_clock_ns;		/* when root's CPU clock was read, or 0 */
 };
 
 /* Start a monitor of the tree of root (0: none). */
