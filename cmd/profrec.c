@@ -255,7 +255,7 @@ static int parse_options(struct args *a, int argc, char **argv)
 			o->debuginfod = 1;
 			break;
 		case OPT_FOLDED:
-			o->folded = a->python.folded = 1;
+			o->folded = 1;
 			break;
 		case OPT_LINES:
 			o->lines = 1;
@@ -318,7 +318,7 @@ static void validate(struct args *a, int argc, char **argv)
 	if (argc == 0 && !a->target.npids && !a->target.all_cpus)
 		prof_usage_error(SYNOPSIS, "nothing to profile: give a command, -p, -t or -a");
 	/* The name says the format, as for proffold: NAME.folded is folded. */
-	a->opt.folded |= !a->rotate.interval_s && prof_folded_name(a->output);
+	a->python.folded = (a->opt.folded |= !a->rotate.interval_s && prof_folded_name(a->output));
 	if (a->no_header && !a->opt.folded)
 		prof_usage_error(SYNOPSIS, "--no-header needs --folded");
 	if (use_python && (a->target.all_cpus || a->target.tid_only || a->target.npids > 1 ||

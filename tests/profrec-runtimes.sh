@@ -161,12 +161,14 @@ for t in ts: t.join()
 work(0.3)
 sys.exit(3)
 EOF2
-	run "$P" --python --native -F 299 --folded -o "$TMP/pyt.folded" -- "$exe" "$TMP/threads.py"
+	# no --folded: -o NAME.folded says it, as for native stacks
+	run "$P" --python --native -F 299 -o "$TMP/pyt.folded" -- "$exe" "$TMP/threads.py"
 	if [ "$STATUS" = 3 ] && grep -q ';py::work ([^;]*threads\.py:3);[^ ]*deflate' "$TMP/pyt.folded" &&
-	   grep -q ';py::\(Thread\.\)\{0,1\}_bootstrap (' "$TMP/pyt.folded"; then
-		pass "--native: threads stopped and let go; the command's exit status 3"
+	   grep -q ';py::\(Thread\.\)\{0,1\}_bootstrap (' "$TMP/pyt.folded" &&
+	   ! grep -q '	' "$TMP/pyt.folded"; then
+		pass "--native: threads stopped and let go; the command's exit status 3; -o NAME.folded is folded"
 	else
-		fail "--native: threads stopped and let go; the command's exit status 3" \
+		fail "--native: threads stopped and let go; the command's exit status 3; -o NAME.folded is folded" \
 			"exit $STATUS: $(head -c 300 "$TMP/stderr") $(grep -c . "$TMP/pyt.folded") stacks"
 	fi
 	run "$P" --python --native -o "$TMP/pyn.tsv" -- "$exe" "$TMP/split-zlib.py" 0.5
