@@ -9,9 +9,9 @@ PROG=proftools-profile
 # Set by make when it installs the script; from the tree, ../VERSION.
 VERSION=@VERSION@
 case $VERSION in @*) VERSION=$(cat "$(dirname "$0")/../VERSION" 2>/dev/null || echo unknown) ;; esac
-SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf] [--open]
-                         [--python | --no-python] [--runs n] [--unwind fp|dwarf]
-                         [--] command [arg ...]
+SYNOPSIS="$PROG cpu|offcpu|memory|gpu|all [-hq] [-F hz] [-o dir] [--dwarf]
+                         [--native] [--open] [--python | --no-python] [--runs n]
+                         [--unwind fp|dwarf] [--] command [arg ...]
        $PROG compare [-hq] [-o dir] [--fail-above pct] [--open] dir_a dir_b"
 
 usage() {
@@ -37,7 +37,7 @@ Modes:
 
 Options:
   -o, --output=DIR        directory to write (default profile-YYYYmmdd-HHMMSS)
-  -F, --freq=HZ           samples per second (cpu, offcpu; default 999)
+  -F, --freq=HZ           samples per second (cpu, offcpu; default 999; --native: 99)
       --dwarf             DWARF stacks (code without frame pointers), every mode:
                           cpu and offcpu: profrec --call-graph dwarf;
                           memory: profheap --unwind dwarf
@@ -47,6 +47,12 @@ Options:
                           default when the command is a CPython (python3, a
                           pyenv shim, a script whose #! line names python)
       --no-python         cpu: native stacks, even of a CPython
+      --native            cpu: the Python stacks merged into the native stack, the
+                          C code a Python function calls under it (profrec
+                          --python --native, as py-spy --native); 99 samples/s
+                          unless -F (each sample stops the thread a moment); a
+                          usage error with --no-python or a command that is not
+                          a CPython (--python: take it for one)
       --fail-above=PCT    compare: exit 1 when something regressed by more than PCT%
       --runs=N            cpu, offcpu (and all's): run the command N times, the
                           runs after the first in runs/K/; compare gives profcmp
@@ -65,8 +71,8 @@ EOF
 }
 
 list_options() {
-	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --no-python --open --output= \
-		--python --quiet --runs= --unwind=fp,dwarf
+	printf '%s\n' --call-graph=fp,dwarf --dwarf --fail-above= --freq= --help --native --no-python --open \
+		--output= --python --quiet --runs= --unwind=fp,dwarf
 	exit 0
 }
 
@@ -144,7 +150,8 @@ write_run_meta() { # MODE COMMAND...
 	meta cores "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
 	meta version "proftools $VERSION"
 	case $mode in cpu|offcpu|all)
-		meta freq "$FREQ"
+		# the report turns CPU samples into seconds with it: cpu's rate
+		if [ "$mode" = offcpu ]; then meta freq "$FREQ"; else meta freq "$CPU_FREQ"; fi
 		meta call_graph "$UNWIND" ;;
 	esac
 	case $mode in memory|all) meta unwind "$UNWIND" ;; esac
@@ -378,10 +385,14 @@ is_cpython() {
 }
 
 # cpu_stacks COMMAND...: set CPU_STACKS to the stack option of profrec in
-# cpu mode: --python for a CPython (unless --no-python), else the walk.
+# cpu mode: --python for a CPython (unless --no-python), else the walk;
+# CPU_NATIVE to --native when that was asked for (and the Python path
+# taken: the options' check made sure it is).
 cpu_stacks() {
+	CPU_NATIVE=
 	if [ "$PYTHON" = yes ] || { [ "$PYTHON" = auto ] && is_cpython "$1"; }; then
 		CPU_STACKS=--python
+		[ "$NATIVE" = 0 ] || CPU_NATIVE=--native
 	else
 		CPU_STACKS="--call-graph=$UNWIND"
 	fi
@@ -405,13 +416,13 @@ mode_cpu() {
 	say "cpu: recording $*"
 	cpu_stacks "$1"
 	[ "$CPU_STACKS" != --python ] || [ "$PYTHON" = yes ] ||
-		say "cpu: $1 runs a CPython: its Python stacks are sampled (profrec --python; --no-python: native stacks)"
+		say "cpu: $1 runs a CPython: its Python stacks are sampled (profrec --python${CPU_NATIVE:+ --native}; --no-python: native stacks)"
 	# Not -q: profrec's summary, notes and warnings (stacks cut short,
 	# records lost) go to cpu.log, and to the user unless -q.
 	# The process log (exec chains) comes with perf events, not --python.
 	procs=
 	[ "$CPU_STACKS" = --python ] || procs=$OUT/cpu.processes.tsv
-	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$FREQ" "$CPU_STACKS" \
+	run_tee "$OUT/cpu.log" profrec "$(tool profrec)" -F "$CPU_FREQ" "$CPU_STACKS" $CPU_NATIVE \
 		${procs:+--processes} ${procs:+"$procs"} -o "$REC" -- "$@"
 	meta cpu_wall_s "$WALL"
 	dwarf_hint cpu "$OUT/cpu.log"
@@ -637,7 +648,7 @@ more_runs() {
 		say "$_m: run $_k of $RUNS"
 		cpu_stacks "$1"
 		if [ "$_m" = cpu ]; then
-			set -- -F "$FREQ" "$CPU_STACKS" -o "$WORK/run.tsv.zst" -- "$@"
+			set -- -F "$CPU_FREQ" "$CPU_STACKS" $CPU_NATIVE -o "$WORK/run.tsv.zst" -- "$@"
 		else
 			set -- -F "$FREQ" --call-graph "$UNWIND" -e cpu-clock --off-cpu -o "$WORK/run.tsv.zst" -- "$@"
 		fi
@@ -792,19 +803,20 @@ esac
 MODE=$1
 shift
 case $MODE in cpu|offcpu|memory|gpu|all|compare) ;; *) usage "unknown mode '$MODE'" ;; esac
-OUT= FREQ=999 UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE= RUNS=1 PYTHON=auto
+OUT= FREQ=999 FREQ_SET= UNWIND=fp OPEN=0 QUIET=0 FAIL_ABOVE= RUNS=1 PYTHON=auto NATIVE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || usage "-o needs a directory"; OUT=$2; shift ;;
 	--output=*) OUT=${1#*=} ;;
-	-F) [ $# -ge 2 ] || usage "-F needs a frequency"; FREQ=$2; shift ;;
-	--freq=*) FREQ=${1#*=} ;;
+	-F) [ $# -ge 2 ] || usage "-F needs a frequency"; FREQ=$2 FREQ_SET=1; shift ;;
+	--freq=*) FREQ=${1#*=} FREQ_SET=1 ;;
 	--dwarf) UNWIND=dwarf ;;
 	--unwind=*|--call-graph=*) UNWIND=${1#*=} ;;
 	--unwind|--call-graph) [ $# -ge 2 ] || usage "$1 needs fp or dwarf"; UNWIND=$2; shift ;;
 	--open) OPEN=1 ;;
 	--python) PYTHON=yes ;;
 	--no-python) PYTHON=no ;;
+	--native) NATIVE=1 ;;
 	--fail-above=*) FAIL_ABOVE=${1#*=} ;;
 	--fail-above) [ $# -ge 2 ] || usage "--fail-above needs a percentage"; FAIL_ABOVE=$2; shift ;;
 	--runs=*) RUNS=${1#*=} ;;
@@ -819,6 +831,18 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $FREQ in ''|*[!0-9]*) usage "bad frequency '$FREQ' (a number of samples per second)" ;; esac
+if [ "$NATIVE" = 1 ]; then
+	case $MODE in cpu|all) ;; *) usage "--native is for cpu and all (it changes the CPU profile's stacks)" ;; esac
+	[ "$PYTHON" != no ] ||
+		usage "--native merges Python stacks into native ones: not with --no-python (native stacks alone: drop --native)"
+	# as profrec (and py-spy) would: a program that is not a CPython has
+	# no Python frames to merge; --python says it is one all the same
+	[ $# -eq 0 ] || [ "$PYTHON" = yes ] || is_cpython "$1" ||
+		usage "--native: '$1' is not a CPython (python, python3, a script whose #! line names python): give --python as well if it runs one"
+fi
+# --native stops the thread at each sample: profrec's (and py-spy's) rate
+CPU_FREQ=$FREQ
+[ "$NATIVE" = 0 ] || [ -n "$FREQ_SET" ] || CPU_FREQ=99
 case $UNWIND in fp|dwarf) ;; *) usage "bad stack walk '$UNWIND' (fp or dwarf)" ;; esac
 case $RUNS in ''|*[!0-9]*|0*) usage "bad --runs '$RUNS' (a count, 1 or more)" ;; esac
 [ "$RUNS" = 1 ] || case $MODE in cpu|offcpu|all) ;; *) usage "--runs is for cpu, offcpu and all" ;; esac

@@ -666,3 +666,43 @@ if cc -O0 -g -o "$TMP/peakr" "$TESTS/data/heap-peak.c"; then
 			"exit $STATUS: $(grep -o '<line class="peak"[^>]*><title>[^<]*' "$TMP/peakr.out/index.html" 2>/dev/null | head -n 1)"
 	fi
 fi
+
+# ---- --native: a CPython's Python frames merged into its native stacks
+# (profrec --python --native), zlib's deflate under the Python function
+# that calls it, in cpu.folded and in the report; 99 Hz unless -F
+check_error "--native with --no-python is a usage error" 2 'not with --no-python' \
+	"$W" cpu --native --no-python -- python3 -c pass
+check_error "--native for a command that is not a CPython is a usage error" 2 \
+	"--native: '$TMP/app' is not a CPython .*give --python as well" "$W" cpu --native -- "$TMP/app"
+check_error "--native is for cpu and all" 2 '--native is for cpu and all' "$W" memory --native -- python3 -c pass
+py=
+for v in 3.12 3.11 3.13 3.10 3.9; do
+	for exe in /root/.pyenv/versions/$v.*/bin/python$v; do
+		[ -x "$exe" ] && py=$exe && break 2
+	done
+done
+if [ -z "$py" ]; then
+	skip "--native: Python frames over deflate" "no CPython 3.9 to 3.13 (pyenv: /root/.pyenv/versions/3.*)"
+else
+	cp "$TESTS/data/split-zlib.py" "$TMP/split-zlib.py"
+	run "$W" cpu --native -o "$TMP/nat" -- "$py" "$TMP/split-zlib.py" 1
+	# leaf_a's and leaf_b's stacks from <module> through split, each with
+	# zlib's deflate (or its inlined parts, deflate_*) under it
+	n=$(awk '
+		/^#/ { next }
+		$0 ~ /^python[0-9.]*;py::<module> \([^)]*split-zlib\.py:1\);py::split \([^)]*split-zlib\.py:7\);py::leaf_[ab] \([^)]*split-zlib\.py:(2|5)\);zlib_compress[^;]*;([^;]*;)*deflate[^;]*[; ]/ { n += $NF }
+		END { printf "%.0f\n", n / 1e6 }' "$TMP/nat/cpu.folded" 2>/dev/null)
+	if [ "$STATUS" = 0 ] && [ "${n:-0}" -ge 300 ] &&
+	   grep -q ' call_graph=python+native ' "$TMP/nat/cpu.folded" && grep -qx '# freq=99' "$TMP/nat/run.meta" &&
+	   ! grep -q _PyEval_EvalFrameDefault "$TMP/nat/cpu.folded"; then
+		pass "--native: Python frames from <module> down, zlib's deflate under them (${n} ms), at 99 Hz"
+	else
+		fail "--native: Python frames from <module> down, zlib's deflate under them" \
+			"exit $STATUS, $n ms under deflate: $(grep -m 3 deflate "$TMP/nat/cpu.folded" 2>/dev/null | cut -c 1-300) $(head -c 300 "$TMP/stderr")"
+	fi
+	if grep -q 'py::leaf_a (' "$TMP/nat/index.html" 2>/dev/null && grep -q '>deflate<\|"deflate"\|deflate (' "$TMP/nat/index.html"; then
+		pass "--native: the report shows the Python functions and deflate"
+	else
+		fail "--native: the report shows the Python functions and deflate" "$(ls "$TMP/nat" 2>&1 | tr '\n' ' ')"
+	fi
+fi

@@ -121,7 +121,7 @@ while IFS= read -r cmd; do
 		grep -q '^[^ ]*;main[; ]' "$W/app.folded" 2>/dev/null ||
 			sk="no sample under main in app.folded (main's own work lasts a few ms)" ;;
 	'bin/profrec -o app.tsv -- ./app') APP_SECONDS=$LONG ;;
-	'bin/profrec --python '*) have python3 || sk="python3 not installed" ;;
+	'bin/profrec --python '*|'bin/proftools-profile '*python3*) have python3 || sk="python3 not installed" ;;
 	'bin/profrec -p "$(pidof server)" -d 10 -o srv.tsv')
 		# a running "server": ./server in the background, alive for about 1 s
 		APP_SECONDS=0.6 "$W/server" </dev/null >/dev/null &
@@ -267,6 +267,12 @@ $(printf '%s' "$run_cmd" | sed 's|python3 train.py|./cuda/app mix|')"
 	'bin/proftools-profile all -o prof -- ./app')
 		status 0 && [ -s prof/index.html ] && has prof/index.html '<section id="memory">' &&
 			has prof/memory-leak.folded leak_phase && has .out "app: threads done" || ok=0 ;;
+	'bin/proftools-profile cpu --native -o py -- python3 train.py')
+		# as profrec --python --native below: sum()'s C code under leaf_a, in the report too
+		status 0 && folded_ok py/cpu.folded header && has py/index.html 'py::leaf_a (' &&
+			grep -q 'py::leaf_a ([^)]*)\(;[^;(]*\)\{1,\};py::[^;(]*<genexpr> (' "$W/py/cpu.folded" &&
+			! grep -q _PyEval_EvalFrameDefault "$W/py/cpu.folded" ||
+			{ ok=0; why=${why:-"py/cpu.folded: no C frame between leaf_a and its generator, or an eval call left"}; } ;;
 	'bin/proftools-profile compare -o cmp prof prof')
 		status 0 && has cmp/index.html '<section id="compare">' && [ -s cmp/compare-memory-leak-diff.svg ] || ok=0 ;;
 	'bin/profrec --folded -- ./app >app2.folded')
