@@ -333,7 +333,7 @@ static void validate(struct args *a, int argc, char **argv)
 	if (a->opt.folded && a->opt.nevents > 1)
 		prof_usage_error(SYNOPSIS, "--folded (or -o NAME.folded) takes one event (several events: write the TSV and fold it with proffold)");
 	a->target.argv = argc > 0 ? argv : NULL;
-	a->opt.ask_jvm = !no_runtime_perf;	/* -p: a JVM's perf map at the end (recorder.h) */
+	a->opt.ask_jvm = !no_runtime_perf;	/* running JVMs' perf maps at the end (recorder.h) */
 	if (argc > 0 && !no_runtime_perf && !use_python)
 		a->opt.runtime_perf = prof_runtime_perf_enable();	/* said by the summary */
 }

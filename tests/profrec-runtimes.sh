@@ -332,7 +332,8 @@ if have node; then
 	else
 		fail "perf maps: a map the user's own NODE_OPTIONS asked for stays" "exit $STATUS, pid '$npid'"
 	fi
-	[ -n "$npid" ] && rm -f "/tmp/perf-$npid.map"
+	# the map, and the V8 log node's perf option wrote in the working directory
+	[ -n "$npid" ] && rm -f "/tmp/perf-$npid.map" isolate-0x*-"$npid"-v8.log
 fi
 
 # ---- proftools-profile: a CPython command gets its Python stacks by default
@@ -480,14 +481,15 @@ if need "java: Java methods named" java default-jdk-headless &&
 			alive=$(kill -0 "$jpid" 2>/dev/null && echo yes)
 			kill "$jpid" 2>/dev/null
 			wait "$jpid" 2>/dev/null
+			left=$([ -e "/tmp/perf-$jpid.map" ] && echo "its map left behind")
 			rm -f "/tmp/perf-$jpid.map"
 			if [ $mode = ask ]; then
 				if [ "$STATUS" = 0 ] && [ "$alive" = yes ] && grep -q 'Split\.leafA' "$TMP/java-r.folded" &&
-				   ! grep -q 'Full thread dump' "$TMP/java-run.out"; then
-					pass "java -p: a running JVM asked for its perf map at the end, no thread dump"
+				   ! grep -q 'Full thread dump' "$TMP/java-run.out" && [ -z "$left" ]; then
+					pass "java -p: a running JVM asked for its perf map at the end, no thread dump, the map removed"
 				else
-					fail "java -p: a running JVM asked for its perf map at the end, no thread dump" \
-						"exit $STATUS, alive $alive: $(head -c 300 "$TMP/stderr")"
+					fail "java -p: a running JVM asked for its perf map at the end, no thread dump, the map removed" \
+						"exit $STATUS, alive $alive $left: $(head -c 300 "$TMP/stderr")"
 				fi
 			else
 				check "java -p --no-runtime-perf: the JVM not asked, JIT frames [unknown]" 0 "0 0" \
@@ -506,6 +508,50 @@ if need "java: Java methods named" java default-jdk-headless &&
 			fail "java -p: recorded" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
 		else
 			java_stacks "java -p (a JVM that exits)" "$TMP/java-p.folded"
+		fi
+		# JVMs profrec did not start with JAVA_TOOL_OPTIONS: one whose
+		# launcher cleared it, still running when the command ends (a
+		# server started in the background), and one of -a: asked for
+		# their maps at the end as -p asks, their leaves named (without
+		# PreserveFramePointer a stack stops at its JIT leaf: the leaves
+		# are what there is to name), the maps the asking made removed
+		jit_named() { # NAME FILE JPID ALIVE: leafA/leafB named, the map gone, the JVM unharmed
+			n=$(grep -v '^#' "$2" 2>/dev/null | awk '/Split\.leaf[AB]/ { n += $NF } END { print n + 0 }')
+			unk=$(grep -v '^#' "$2" 2>/dev/null | awk '/^java[^;]*;\[unknown[] ]/ { n += $NF } END { print n + 0 }')
+			if [ "$STATUS" = 0 ] && [ "$n" -ge 100 ] && [ "$4" = yes ] && grep -q ' jvm_perfmaps=[1-9]' "$2" &&
+			   [ ! -e "/tmp/perf-$3.map" ] && ! grep -q 'Full thread dump' "$TMP/java-run.out"; then
+				pass "$1: the JVM asked at the end, leafA and leafB named ($n samples; $unk [unknown]), its map removed"
+			else
+				fail "$1: the JVM asked at the end, leafA and leafB named" \
+					"exit $STATUS, $n samples named, $unk [unknown], alive '$4', $(head -n 1 "$2" | grep -o ' jvm_perfmaps[^ ]*')$(ls "/tmp/perf-$3.map" 2>/dev/null): $(head -c 300 "$TMP/stderr")"
+			fi
+			rm -f "/tmp/perf-$3.map"
+		}
+		rm -f "$TMP/jpid"
+		# shellcheck disable=SC2086
+		run "$P" --folded -o "$TMP/java-c.folded" -- sh -c \
+			"unset JAVA_TOOL_OPTIONS; java $JOPTS Split 6000 >'$TMP/java-run.out' 2>&1 & echo \$! >'$TMP/jpid'; sleep 2"
+		jpid=$(cat "$TMP/jpid" 2>/dev/null)
+		alive=$([ -n "$jpid" ] && kill -0 "$jpid" 2>/dev/null && echo yes)
+		[ -z "$jpid" ] || kill "$jpid" 2>/dev/null
+		jit_named "java started by a script that cleared JAVA_TOOL_OPTIONS" "$TMP/java-c.folded" "$jpid" "$alive"
+		if run "$P" -q -a -d 0.05 --folded -o "$TMP/probe.folded" && [ "$STATUS" = 0 ]; then
+			# shellcheck disable=SC2086
+			env -u JAVA_TOOL_OPTIONS java $JOPTS Split 6000 >"$TMP/java-run.out" 2>&1 &
+			jpid=$!
+			sleep 0.7
+			run "$P" -a -d 1.5 -o "$TMP/java-a.tsv.gz"
+			alive=$(kill -0 "$jpid" 2>/dev/null && echo yes)
+			kill "$jpid" 2>/dev/null
+			wait "$jpid" 2>/dev/null
+			validate_tsv "java -a: the TSV rewritten with the names and the JVMs asked: valid profrec-samples" \
+				profrec-samples "$TMP/java-a.tsv.gz"
+			# this JVM's samples (the root is comm-PID with --pid)
+			"$BIN/proffold" -q --counts --pid "$TMP/java-a.tsv.gz" 2>/dev/null |
+				awk -v p="-$jpid;" '/^#/ || index($0, p) { sub(p, ";"); print }' >"$TMP/java-a.folded"
+			jit_named "java -a (a JVM of the system)" "$TMP/java-a.folded" "$jpid" "$alive"
+		else
+			skip "java -a: a JVM of the system named" "perf_event_open system-wide not permitted here: $(head -c 200 "$TMP/stderr")"
 		fi
 	fi
 fi

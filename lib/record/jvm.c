@@ -1,5 +1,6 @@
 /*
- * A running JVM asked for its perf map through its attach mechanism (jvm.h).
+ * A running JVM asked for its perf map through its attach mechanism, and
+ * a recording's JVMs asked at its end (jvm.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/sysfile.h"
 #include "base/units.h"
+#include "base/xalloc.h"
 #include "record/jvm.h"
 
 static int say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -213,4 +216,93 @@ int prof_jvm_perfmap(int pid, int timeout_ms, char *why, size_t whylen)
 	if ((nl = answer + strlen(answer)) > answer && nl[-1] == ' ')
 		nl[-1] = 0;
 	return say(why, whylen, "Compiler.perfmap failed: %.200s", answer);
+}
+
+/* The effective uid of process pid (Uid: real, effective, ...), or -1. */
+static long euid_of(int pid)
+{
+	char path[64], uids[128], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (prof_read_file_key(path, "Uid", uids, sizeof(uids)) != 0)
+		return -1;
+	strtol(uids, &p, 10);	/* the real uid, then the effective one */
+	return p == uids ? -1 : strtol(p, NULL, 10);
+}
+
+static void made(struct prof_jvm_asks *a, int pid)
+{
+	PROF_GROW(a->made, a->nmade + 1, a->cap);
+	a->made[a->nmade++] = pid;
+}
+
+static void tell(const int *loud, size_t nloud, int pid, const char *why)
+{
+	int named = 0;
+
+	for (size_t i = 0; i < nloud; i++)
+		named |= loud[i] == pid;
+	if (named)
+		prof_warn("pid %d: the JVM wrote no perf map (%s): its JIT frames are [unknown]", pid, why);
+	else
+		prof_info(2, "pid %d: the JVM wrote no perf map (%s): its JIT frames are [unknown]", pid, why);
+}
+
+void prof_jvm_ask_all(struct prof_jvm_asks *a, const int *pids, size_t n, const int *loud,
+		      size_t nloud, int total_ms)
+{
+	uint64_t t0 = prof_now_ns();
+	char why[256], map[64];
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++) {
+		int pid = pids[i], seen = 0, left, had;
+		long euid;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = pids[k] == pid;
+		if (seen || pid <= 0 || kill(pid, 0) != 0 || !maps_libjvm(pid))
+			continue;
+		left = total_ms - (int)((prof_now_ns() - t0) / 1000000);
+		euid = euid_of(pid);
+		if (geteuid() != 0 && euid != (long)geteuid()) {
+			/* it would refuse us: its socket and map are its user's */
+			snprintf(why, sizeof(why), "another user's JVM (uid %ld)", euid);
+		} else if (left < 20) {
+			snprintf(why, sizeof(why), "not asked: the %d ms for asking JVMs were spent", total_ms);
+		} else {
+			snprintf(map, sizeof(map), "/tmp/perf-%d.map", pid);
+			had = lstat(map, &st) == 0;
+			if (prof_jvm_perfmap(pid, left < PROF_JVM_TIMEOUT_MS ? left : PROF_JVM_TIMEOUT_MS,
+					     why, sizeof(why)) == 0) {
+				a->wrote++;
+				if (!had && lstat(map, &st) == 0 && S_ISREG(st.st_mode))
+					made(a, pid);
+				continue;
+			}
+			if (strcmp(why, "not a HotSpot JVM") == 0)
+				continue;	/* gone meanwhile */
+		}
+		a->failed++;
+		tell(loud, nloud, pid, why);
+	}
+}
+
+int prof_jvm_remove_made(struct prof_jvm_asks *a)
+{
+	char map[64];
+	int removed = 0;
+
+	for (size_t i = 0; i < a->nmade; i++) {
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", a->made[i]);
+		removed += unlink(map) == 0;
+	}
+	a->nmade = 0;
+	return removed;
+}
+
+void prof_jvm_asks_release(struct prof_jvm_asks *a)
+{
+	free(a->made);
+	memset(a, 0, sizeof(*a));
 }

@@ -32,8 +32,12 @@
 #include "symbolize/dwarf_unwind.h"
 #include "symbolize/symbolize.h"
 
-/* How long a JVM gets to start its attach listener and write its map. */
-#define JVM_TIMEOUT_MS 3000
+/*
+ * How long asking the JVMs for their maps may take in all (jvm.h; each
+ * gets at most PROF_JVM_TIMEOUT_MS): one that answers takes 5 to 50 ms,
+ * one whose attach mechanism is off all the time it is given.
+ */
+#define JVM_ASK_MS 5000
 
 /* ---- life cycle ---- */
 
@@ -136,6 +140,7 @@ void prof_recorder_release(struct prof_recorder *r)
 	prof_sample_writer_release(&r->writer);
 	prof_threads_release(&r->threads);	/* before the unwinder and symbolizer */
 	prof_hashmap_release(&r->pids);
+	prof_jvm_asks_release(&r->jvm);
 	prof_callchain_release(&r->chain);
 	prof_stacks_release(&r->stacks);
 	prof_unwinder_free(r->unw);
@@ -537,35 +542,45 @@ void prof_recorder_report(const struct prof_recorder *r, int quiet, double secs,
 		prof_symbolizer_naming_report(r->sym, "samples");
 }
 
+static int by_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * -p, -t: each recorded process still running with JIT frames left
- * unnamed, if a JVM, asked to write its perf map now (jvm.h): it writes
- * none of itself before it exits.
+ * Each process with JIT frames left unnamed, if a running JVM, asked to
+ * write its perf map now (jvm.h): a JVM writes none of itself before it
+ * exits, and at its exit only when told to (JAVA_TOOL_OPTIONS, which a
+ * JVM of -a or one whose launcher cleared it did not get).
  */
 static void ask_jvms(struct prof_recorder *r)
 {
-	int asked[16], nasked = 0;
-	char why[256];
+	size_t nd = prof_hashmap_count(&r->chain.deferred), n = 0;
+	int *pids = xreallocarray(NULL, nd ? nd : 1, sizeof(*pids));
 
-	for (size_t i = 0; i < prof_hashmap_count(&r->chain.deferred) && nasked < 16; i++) {
-		const struct prof_deferred_frame *d = prof_hashmap_at(&r->chain.deferred, i, NULL);
-		int seen = 0;
+	for (size_t i = 0; i < nd; i++)
+		pids[i] = ((const struct prof_deferred_frame *)prof_hashmap_at(&r->chain.deferred, i, NULL))->pid;
+	qsort(pids, nd, sizeof(*pids), by_int);
+	for (size_t i = 0; i < nd; i++)	/* each process once */
+		if (!n || pids[n - 1] != pids[i])
+			pids[n++] = pids[i];
+	prof_jvm_ask_all(&r->jvm, pids, n, r->target.pids, r->target.npids, JVM_ASK_MS);
+	free(pids);
+}
 
-		for (int k = 0; k < nasked; k++)
-			seen |= asked[k] == d->pid;
-		if (seen || kill(d->pid, 0) != 0)
-			continue;
-		asked[nasked++] = d->pid;
-		if (prof_jvm_perfmap(d->pid, JVM_TIMEOUT_MS, why, sizeof(why)) != 0 &&
-		    strcmp(why, "not a HotSpot JVM") != 0)
-			prof_warn("pid %d: the JVM wrote no perf map (%s): its JIT frames are [unknown]",
-				  d->pid, why);
-	}
+/* The JVMs asked (jvm_perfmaps, jvm_perfmaps_failed) into m. */
+static void jvm_meta(const struct prof_recorder *r, struct prof_meta *m)
+{
+	prof_meta_setf(m, "jvm_perfmaps", "%u", r->jvm.wrote);
+	prof_meta_setf(m, "jvm_perfmaps_failed", "%u", r->jvm.failed);
 }
 
 /*
  * The frames of deferred naming (callchain.h) named from the perf maps as
- * they are now, for the writer: the JVM has written its map at exit.
+ * they are now, for the writer: the JVM has written its map at exit, or
+ * when asked just before.
  */
 static void name_deferred(struct prof_recorder *r)
 {
@@ -573,14 +588,23 @@ static void name_deferred(struct prof_recorder *r)
 
 	if (r->writer.rename || !r->chain.defer_jit)
 		return;
-	if (r->opt.ask_jvm && r->target.npids)
+	if (r->opt.ask_jvm)
 		ask_jvms(r);
 	r->writer.rename = prof_callchain_resolve(&r->chain, &r->writer.nrename, &named);
 	prof_symbolizer_account_named_late(r->sym, named);
+	prof_jvm_remove_made(&r->jvm);	/* read: what the asking made goes */
+	if (r->jvm.wrote || r->jvm.failed) {
+		struct prof_meta m = PROF_META_INIT;
+
+		jvm_meta(r, &m);
+		prof_meta_format(&m, &r->writer.late_meta);
+		prof_meta_release(&m);
+	}
 }
 
 int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)
 {
+	struct prof_meta late = PROF_META_INIT;
 	int rc = 0;
 
 	name_deferred(r);
@@ -588,7 +612,15 @@ int prof_recorder_finish(struct prof_recorder *r, const struct prof_meta *meta)
 		rc = -1;
 	if (r->rot)
 		return prof_rotation_finish(r->rot, &r->writer, r->end_ns ? r->end_ns : prof_now_ns()) ? -1 : rc;
-	return prof_sample_writer_finish(&r->writer, meta) ? -1 : rc;
+	if (meta && r->writer.late_meta.len) {	/* folded: the JVMs asked */
+		prof_meta_merge(&late, meta);
+		jvm_meta(r, &late);
+		meta = &late;
+	}
+	if (prof_sample_writer_finish(&r->writer, meta) != 0)
+		rc = -1;
+	prof_meta_release(&late);
+	return rc;
 }
 
 int prof_recorder_complete(struct prof_recorder *r, double duration,

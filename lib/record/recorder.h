@@ -37,6 +37,7 @@
 
 #include "core/stack.h"
 #include "record/callchain.h"
+#include "record/jvm.h"
 #include "record/perfevent.h"
 #include "record/sample_writer.h"
 #include "record/threads.h"
@@ -76,7 +77,7 @@ struct prof_recorder_options {
 	int lines, no_inline, no_demangle, debuginfod;	/* symbolizer options (symbolize.h) */
 	size_t mmap_pages;		/* ring buffer pages per CPU */
 	const char *runtime_perf;	/* runtimes whose perf support was turned on (runtimes.h) */
-	int ask_jvm;			/* -p, -t: ask a running JVM for its perf map at the end (jvm.h) */
+	int ask_jvm;			/* ask running JVMs for their perf maps at the end (jvm.h) */
 	const char *processes;		/* path of the process log (proclog.h), or NULL */
 };
 
@@ -152,6 +153,7 @@ struct prof_recorder {
 	uint64_t end_ns;		/* CLOCK_MONOTONIC when the events were disabled */
 	struct prof_proclog *proclog;	/* opt.processes: the process log, else NULL */
 	/* private */
+	struct prof_jvm_asks jvm;	/* the JVMs asked for their perf maps at the end */
 	struct prof_perf perf;		/* perf.layout: prof_recorder_layout(&opt) */
 	struct prof_symbolizer *sym;
 	struct prof_unwinder *unw;
@@ -245,9 +247,13 @@ void prof_recorder_record(void *arg, const struct perf_event_header *hdr, uint64
 
 /*
  * Finish the output: the frames of deferred naming (callchain.h) are
- * named, after asking the running JVMs among the targets for their maps
- * (opt.ask_jvm; a warning when one wrote none); folded stacks are
- * written now (with meta's line unless meta is NULL); a rotation writes its last interval (meta is
+ * named, after asking each process they are in that is a running JVM
+ * for its map (opt.ask_jvm, within 5 s in all: jvm.h's
+ * prof_jvm_ask_all(); a warning when one the user named with -p wrote
+ * none), and the maps that asking made removed; how many JVMs wrote a
+ * map and how many did not go to the metadata (jvm_perfmaps,
+ * jvm_perfmaps_failed: folded stacks' line, a TSV file's rewrite);
+ * folded stacks are written now (with meta's line unless meta is NULL); a rotation writes its last interval (meta is
  * not used: each file has the metadata given to prof_recorder_begin()).
  * Returns 0 or -1 (write error, reported).
  */

@@ -29,6 +29,7 @@ void prof_sample_writer_release(struct prof_sample_writer *w)
 {
 	prof_buf_release(&w->line);
 	prof_buf_release(&w->key);
+	prof_buf_release(&w->late_meta);
 	prof_intern_release(&w->ids);
 	prof_intern_release(&w->maps);
 	free(w->rename);
@@ -324,6 +325,9 @@ int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *pat
 
 		/* the metadata and the column header as they are */
 		if (header || line[0] == '#') {
+			/* the column header: the late metadata first */
+			if (header && line[0] != '#' && w->late_meta.len)
+				prof_output_write(out, w->late_meta.data, w->late_meta.len);
 			header = line[0] == '#';
 			prof_output_write(out, line, len);
 			prof_output_write(out, "\n", 1);

@@ -67,6 +67,12 @@ struct prof_sample_writer {
 	 */
 	uint32_t *rename;
 	size_t nrename;
+	/*
+	 * Metadata learnt at the end ("# key=value ...\n", set by the
+	 * caller): a TSV file's rewrite adds the line after its own
+	 * metadata (a later pair wins, prof-formats.5). Owned.
+	 */
+	struct prof_buf late_meta;
 	/* private */
 	struct prof_buf line;
 	struct prof_intern ids;		/* TSV: (stack, addresses) keys -> the TSV's stack_id */
@@ -122,7 +128,8 @@ int prof_sample_writer_finish(struct prof_sample_writer *w, const struct prof_me
  * atomically, with w->rename applied to every stack's text (frame by
  * frame, found by name: the file's stack ids are not looked at): how
  * frames named only at the end of the recording get their names in a
- * file streamed while they had none. Returns 0 (also when there is nothing to
+ * file streamed while they had none; w->late_meta is added to its
+ * metadata. Returns 0 (also when there is nothing to
  * rename), or -1 after reporting (the file is left as it was).
  */
 int prof_sample_writer_rename_file(struct prof_sample_writer *w, const char *path);

@@ -5,8 +5,11 @@
  * is in its working directory, listens on /tmp/.java_pidPID; it reads
  * one request (the version and four NUL-terminated strings), writes the
  * perf map for "jcmd Compiler.perfmap" and answers "0\n". It records the
- * request's bytes for the test to check. (The real JVM is the shell
- * test's, tests/profrec-runtimes.sh, where java is installed.)
+ * request's bytes for the test to check. One that catches SIGQUIT but
+ * never listens is a JVM run with -XX:+DisableAttachMechanism. (The real
+ * JVM is the shell test's, tests/profrec-runtimes.sh, where java is
+ * installed.) Then a recording's JVMs asked at its end, within a time
+ * bound, and the maps the asking made removed (prof_jvm_ask_all()).
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -18,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "../unit.h"
 #include "record/jvm.h"
@@ -44,8 +48,11 @@ static void map_libjvm(const char *dir)
 	close(fd);
 }
 
+/* How the fake behaves. */
+enum { NO_QUIT, ATTACH, NO_ATTACH };
+
 /* The fake JVM (a child): writes the request it got to dir/request. */
-static void fake_jvm(const char *dir, int catch_quit, int wfd)
+static void fake_jvm(const char *dir, int mode, int wfd)
 {
 	char sock[128], trigger[128], path[256], req[256];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -59,7 +66,7 @@ static void fake_jvm(const char *dir, int catch_quit, int wfd)
 	sigemptyset(&block);
 	sigaddset(&block, SIGQUIT);
 	sigprocmask(SIG_BLOCK, NULL, &old);
-	if (catch_quit) {
+	if (mode != NO_QUIT) {
 		signal(SIGQUIT, on_quit);
 		sigprocmask(SIG_BLOCK, &block, &old);
 	}
@@ -67,7 +74,7 @@ static void fake_jvm(const char *dir, int catch_quit, int wfd)
 		_exit(3);
 	if (write(wfd, "r", 1) != 1)	/* ready: libjvm mapped, handler set */
 		_exit(3);
-	while (!quit)
+	while (!quit || mode == NO_ATTACH)
 		sigsuspend(&old);	/* no SIGQUIT lost between the test and the wait */
 	snprintf(trigger, sizeof(trigger), ".attach_pid%d", (int)getpid());
 	if (access(trigger, F_OK) != 0)
@@ -99,7 +106,7 @@ static void fake_jvm(const char *dir, int catch_quit, int wfd)
 	_exit(0);
 }
 
-static pid_t spawn(const char *dir, int catch_quit)
+static pid_t spawn(const char *dir, int mode)
 {
 	int p[2];
 	char ready;
@@ -110,7 +117,7 @@ static pid_t spawn(const char *dir, int catch_quit)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		fake_jvm(dir, catch_quit, p[1]);
+		fake_jvm(dir, mode, p[1]);
 	}
 	close(p[1]);
 	if (read(p[0], &ready, 1) != 1)
@@ -131,7 +138,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	TEST("a JVM's attach listener started by SIGQUIT and asked for Compiler.perfmap") {
-		pid = spawn(dir, 1);
+		pid = spawn(dir, ATTACH);
 		CHECK(prof_jvm_perfmap(pid, 3000, why, sizeof(why)) == 0);
 		waitpid(pid, &ws, 0);
 		CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
@@ -148,7 +155,7 @@ int main(void)
 		unlink(path);
 	}
 	TEST("a process that does not catch SIGQUIT is not sent it") {
-		pid = spawn(dir, 0);
+		pid = spawn(dir, NO_QUIT);
 		CHECK(prof_jvm_perfmap(pid, 300, why, sizeof(why)) == -1);
 		CHECK(strstr(why, "SIGQUIT") != NULL);
 		CHECK(kill(pid, 0) == 0);	/* still alive: SIGQUIT would have killed it */
@@ -158,6 +165,70 @@ int main(void)
 	TEST("a process that is no JVM is left alone") {
 		CHECK(prof_jvm_perfmap((int)getpid(), 300, why, sizeof(why)) == -1);
 		CHECK_STR(why, "not a HotSpot JVM");
+	}
+	TEST("a recording's JVMs asked once each; what is no JVM or gone not counted; the map made removed") {
+		struct prof_jvm_asks a = PROF_JVM_ASKS_INIT;
+		pid_t gone = fork();
+		int pids[4];
+
+		if (gone == 0)
+			_exit(0);
+		waitpid(gone, NULL, 0);
+		pid = spawn(dir, ATTACH);
+		pids[0] = (int)pid;
+		pids[1] = (int)getpid();
+		pids[2] = (int)pid;
+		pids[3] = (int)gone;
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+		unlink(path);
+		prof_jvm_ask_all(&a, pids, 4, NULL, 0, 5000);
+		waitpid(pid, &ws, 0);
+		CHECK(a.wrote == 1 && a.failed == 0);
+		CHECK(a.nmade == 1 && a.made[0] == (int)pid);
+		CHECK(access(path, F_OK) == 0);
+		CHECK(prof_jvm_remove_made(&a) == 1);
+		CHECK(access(path, F_OK) != 0);
+		prof_jvm_asks_release(&a);
+	}
+	TEST("a map there before the JVM was asked stays") {
+		struct prof_jvm_asks a = PROF_JVM_ASKS_INIT;
+		int one;
+
+		pid = spawn(dir, ATTACH);
+		one = (int)pid;
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", one);
+		if ((f = fopen(path, "w")))
+			fclose(f);
+		prof_jvm_ask_all(&a, &one, 1, NULL, 0, 5000);
+		waitpid(pid, &ws, 0);
+		CHECK(a.wrote == 1 && a.nmade == 0);
+		CHECK(prof_jvm_remove_made(&a) == 0);
+		CHECK(access(path, F_OK) == 0);
+		unlink(path);
+		prof_jvm_asks_release(&a);
+	}
+	TEST("JVMs that never answer: the time bound holds for all, each failure counted") {
+		struct prof_jvm_asks a = PROF_JVM_ASKS_INIT;
+		struct timespec t0, t1;
+		int pids[3];
+		double ms;
+
+		pids[0] = (int)spawn(dir, NO_ATTACH);
+		pids[1] = (int)spawn(dir, NO_ATTACH);
+		pids[2] = (int)spawn(dir, NO_QUIT);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		prof_jvm_ask_all(&a, pids, 3, NULL, 0, 400);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		/* the first waits 400 ms, the others are out of time */
+		CHECK(a.wrote == 0 && a.failed == 3 && a.nmade == 0);
+		CHECK(ms >= 350 && ms < 1500);
+		for (int i = 0; i < 3; i++) {
+			CHECK(kill(pids[i], 0) == 0);	/* none killed by SIGQUIT */
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], &ws, 0);
+		}
+		prof_jvm_asks_release(&a);
 	}
 	snprintf(path, sizeof(path), "%s/request", dir);
 	unlink(path);
