@@ -78,6 +78,47 @@ if [ -n "$exe" ]; then
 	fi
 fi
 
+# ---- an interpreter in another mount namespace (a container, unshare -m) ----
+# python and its libpython (with _PyRuntime) copied to a tmpfs only its
+# namespace has: their ELF files are read through /proc/PID/root.
+exe=$(awk '$2 ~ /^\/root\/.pyenv\/versions\/3\.1[0-3]/ { print $2; exit }' "$TMP/pythons")
+lib=$(ls "${exe%/bin/*}"/lib/libpython3.*.so.1.0 2>/dev/null | head -n 1)
+mkdir -p "$TMP/ctr"
+ns_why=
+if [ -z "$exe" ] || [ -z "$lib" ]; then ns_why="no pyenv CPython 3.10-3.13 with libpython here"
+elif [ "$(id -u)" != 0 ]; then ns_why="needs root (unshare -m, mount)"
+elif ! unshare -m --propagation private sh -c "mount -t tmpfs tmpfs '$TMP/ctr'" 2>/dev/null; then
+	ns_why="unshare -m and a tmpfs mount refused here"
+fi
+if [ -n "$ns_why" ]; then
+	skip "mount namespace: --python" "$ns_why"
+	skip "mount namespace: --python -p" "$ns_why"
+else
+	cat >"$TMP/pyns" <<EOS
+#!/bin/sh
+exec unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs "$TMP/ctr" && cp "$exe" "$lib" "$TMP/ctr/" &&
+	PYTHONHOME="${exe%/bin/*}" LD_LIBRARY_PATH="$TMP/ctr" exec "$TMP/ctr/${exe##*/}" "\$@"' sh "\$@"
+EOS
+	chmod +x "$TMP/pyns"
+	run "$P" --python --folded -o "$TMP/pyns.folded" -- "$TMP/pyns" "$TMP/split.py" 0.5
+	if [ "$STATUS" = 0 ] && grep -q ';py::leaf_a (' "$TMP/pyns.folded"; then
+		pass "mount namespace: --python"
+	else
+		fail "mount namespace: --python" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+	"$TMP/pyns" "$TMP/split.py" 3 &
+	pypid=$!
+	sleep 0.5
+	run "$P" --python --folded -d 0.5 -p "$pypid"
+	kill "$pypid" 2>/dev/null
+	wait "$pypid" 2>/dev/null
+	if [ "$STATUS" = 0 ] && grep -q ';py::leaf_a (' "$TMP/stdout"; then
+		pass "mount namespace: --python -p"
+	else
+		fail "mount namespace: --python -p" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+
 # ---- what it refuses ----
 check_error "a command that never runs Python: said, exit 1" 1 'never ran CPython' \
 	"$P" --python --folded -- sh -c 'sleep 0.2'

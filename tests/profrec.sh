@@ -1292,3 +1292,99 @@ else
 	fail "-o x.folded.gz: folded stacks, as --folded" "exit $STATUS: $(gzip -dc "$TMP/ff.folded.gz" 2>&1 | head -c 300) $(head -c 300 "$TMP/stderr")"
 fi
 check_error "-o x.folded with two events" 2 'takes one event' "$P" -e cpu-clock,task-clock -o "$TMP/two.folded" -- true
+
+# ---- a process in another mount namespace (a container, unshare -m) ----
+# Its mappings' paths are the paths it sees: here, under the tmpfs that
+# only its namespace has over $TMP/ctr, nothing (or another program) lives
+# there; its files are opened through /proc/PID/root.
+ns_why=
+mkdir -p "$TMP/ctr"
+if [ "$(id -u)" != 0 ]; then ns_why="needs root (unshare -m, mount)"
+elif ! have unshare; then ns_why="unshare not installed (package util-linux)"
+elif ! unshare -m --propagation private sh -c "mount -t tmpfs tmpfs '$TMP/ctr'" 2>"$TMP/ns.err"; then
+	ns_why="unshare -m and a tmpfs mount refused here: $(head -c 120 "$TMP/ns.err")"
+fi
+# $TMP/in_ns ARGS...: run $TMP/ns-app ARGS... as $TMP/ctr/app, a path that
+# exists only inside a new mount namespace (the same pid throughout).
+cat >"$TMP/in_ns" <<EOS
+#!/bin/sh
+exec unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs "\$0" && cp "\$1" "\$0/app" && shift && exec "\$0/app" "\$@"' \\
+	"$TMP/ctr" "$TMP/ns-app" "\$@"
+EOS
+chmod +x "$TMP/in_ns"
+# leaves FILE PATTERN: samples whose innermost user frame matches PATTERN.
+leaves() {
+	stacks "$1" | awk -F'\t' -v p="$2" '{
+		n = split($6, f, ";"); for (i = n; i > 0; i--) if (f[i] !~ /_\[k\]$/) { if (f[i] ~ p) c++; break } } END { print c + 0 }'
+}
+if [ -n "$ns_why" ]; then
+	skip "mount namespace: the binary only it has is named" "$ns_why"
+	skip "mount namespace: names from its file, not the one at that path here" "$ns_why"
+	skip "mount namespace: -p PID" "$ns_why"
+else
+	cp "$TMP/wl" "$TMP/ns-app"
+	run "$P" -o "$TMP/ns.tsv" -- "$TMP/in_ns" -s $SHORT split
+	named=$(leaves "$TMP/ns.tsv" '^leaf_[ab]$') unnamed=$(leaves "$TMP/ns.tsv" '^app\+0x')
+	if [ "$STATUS" = 0 ] && [ "$named" -ge 50 ] && [ "$unnamed" = 0 ]; then
+		pass "mount namespace: the binary only it has is named ($named leaf_a/leaf_b)"
+		assert "mount namespace: no naming complaint" sh -c "! grep -q 'app:' '$TMP/stderr'"
+	else
+		fail "mount namespace: the binary only it has is named" "exit $STATUS, $named named, $unnamed app+0x: $(head -c 300 "$TMP/stderr")"
+	fi
+	# Another program at the same path here, and no build-id in either
+	# file nor the MMAP2 record to tell them apart: the names must be the
+	# namespace's file's (leaf_a), never the decoy's.
+	cat >"$TMP/decoy.c" <<'EOC'
+__attribute__((noinline)) int decoy_outside(int x) { __asm__ volatile(".skip 16384, 0x90"); return x * 3; }
+__attribute__((noinline)) int decoy_other(int x) { return x + decoy_outside(x); }
+int main(int argc, char **argv) { (void)argv; return decoy_other(argc); }
+EOC
+	if $CC -O1 -g -o "$TMP/decoy" "$TMP/decoy.c" &&
+		objcopy --remove-section .note.gnu.build-id "$TMP/decoy" &&
+		objcopy --remove-section .note.gnu.build-id "$TMP/wl" "$TMP/ns-app" &&
+		cp "$TMP/decoy" "$TMP/ctr/app"; then
+		PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nsd.tsv" -- "$TMP/in_ns" -s $SHORT split
+		named=$(leaves "$TMP/nsd.tsv" '^leaf_[ab]$') decoy=$(stacks "$TMP/nsd.tsv" | grep -c 'decoy')
+		if [ "$STATUS" = 0 ] && [ "$named" -ge 50 ] && [ "$decoy" = 0 ]; then
+			pass "mount namespace: names from its file, not the one at that path here ($named leaf_a/leaf_b)"
+		else
+			fail "mount namespace: names from its file, not the one at that path here" "exit $STATUS, $named named, $decoy decoy: $(stacks "$TMP/nsd.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 3 | tr '\n' '|')"
+		fi
+		rm -f "$TMP/ctr/app"
+	else
+		fail "mount namespace: names from its file, not the one at that path here" "cannot build the decoy"
+	fi
+	# -p: a process started in its namespace before profrec
+	cp "$TMP/wl" "$TMP/ns-app"
+	"$TMP/in_ns" forever &
+	nsp=$!
+	_i=0
+	while [ "$(cat /proc/$nsp/comm 2>/dev/null)" != app ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	run "$P" -p $nsp -d 1 -o "$TMP/nsp.tsv"
+	kill $nsp 2>/dev/null
+	wait $nsp 2>/dev/null
+	named=$(leaves "$TMP/nsp.tsv" '^leaf_[ab]$') unnamed=$(leaves "$TMP/nsp.tsv" '^app\+0x')
+	if [ "$STATUS" = 0 ] && [ "$named" -ge 50 ] && [ "$unnamed" = 0 ]; then
+		pass "mount namespace: -p PID ($named leaf_a/leaf_b)"
+	else
+		fail "mount namespace: -p PID" "exit $STATUS, $named named, $unnamed app+0x: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
+
+# ---- JIT code of a process in its own pid and mount namespace ----
+# It writes its map under the pid it sees itself as (1 here: the first
+# process of the namespace), /tmp/perf-1.map, in its /tmp; profrec reads
+# it through its root with its NSpid, not /tmp/perf-HOSTPID.map.
+if [ -n "$ns_why" ]; then
+	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "$ns_why"
+elif [ -e /tmp/perf-1.map ]; then
+	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "/tmp/perf-1.map exists already"
+elif ! unshare -m -p -f --propagation private true 2>/dev/null; then
+	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "unshare -p refused here"
+else
+	run "$P" -o "$TMP/nsj.tsv" -- unshare -m -p -f --propagation private "$TMP/wl" -s $SHORT jit
+	rm -f /tmp/perf-1.map
+	n=$(leaves "$TMP/nsj.tsv" '^jitted_loop$')
+	if [ "$STATUS" = 0 ] && [ "$n" -ge 50 ]; then pass "pid namespace: JIT code named from /tmp/perf-NSPID.map ($n)"
+	else fail "pid namespace: JIT code named from /tmp/perf-NSPID.map" "exit $STATUS, $n samples: $(head -c 300 "$TMP/stderr")"; fi
+fi

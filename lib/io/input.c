@@ -108,13 +108,20 @@ int prof_check_regular(const char *path, char *err, size_t errlen)
 
 int prof_open_regular(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
-	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
+	return prof_regular_fd(fd, err, errlen);
+}
+
+int prof_regular_fd(int fd, char *err, size_t errlen)
+{
+	int flags;
+	struct stat st;
+
 	if (fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0 ||
 	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "%s", strerror(errno));

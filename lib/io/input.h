@@ -80,6 +80,14 @@ struct prof_input *prof_input_open(const char *path);
 int prof_open_regular(const char *path, char *err, size_t errlen);
 
 /*
+ * The checks of prof_open_regular() on fd, a descriptor opened read-only
+ * with O_NONBLOCK (by openat2(2) under a directory, say): fd itself
+ * (blocking again) when it is a regular file, else -1 with err and errno
+ * as prof_open_regular() sets them, fd closed.
+ */
+int prof_regular_fd(int fd, char *err, size_t errlen);
+
+/*
  * Whether path is a regular file, by stat(2), which never blocks: 0 if it
  * is, -1 with err holding why as prof_open_regular() says it. For a
  * caller that opens the file later through another reader.

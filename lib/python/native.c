@@ -171,6 +171,7 @@ struct prof_py_native *prof_py_native_new(pid_t pid, int is_child, const char *i
 	n->lines = opts->lines;
 	n->sym = prof_symbolizer_new(opts);
 	n->as = prof_addrspace_new(n->sym, pid);
+	prof_addrspace_live(n->as);
 	n->unw = prof_unwinder_new();
 	n->stack = xmalloc(PROF_PY_NATIVE_STACK);
 	reload_maps(n, 1);

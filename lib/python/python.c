@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/hashmap.h"
+#include "base/procns.h"
 #include "base/xalloc.h"
 #include "python/offsets.h"
 #include "python/python.h"
@@ -364,18 +365,22 @@ static int offsets_sane(const struct prof_py_offsets *o)
 }
 
 /*
- * Look at one mapped file: whether it defines _PyRuntime; if so fill p.
- * Returns 1 (found), 0 (not an interpreter), -1 (an interpreter refused,
- * reason in err).
+ * Look at one mapped file (path: as the process sees it): whether it
+ * defines _PyRuntime; if so fill p. Returns 1 (found), 0 (not an
+ * interpreter), -1 (an interpreter refused, reason in err).
  */
 static int try_image(struct prof_python *p, const char *path, uint64_t start, uint64_t pgoff,
 		     char *err, size_t errlen)
 {
-	char why[256];
-	struct prof_elfcode *c = prof_elfcode_open(path, why, sizeof(why));
+	char why[256], at[4200];
+	struct prof_elfcode *c;
 	uint64_t runtime, code_type, version_sym, vaddr, bias, hex = 0;
 	unsigned version;
 	const struct prof_py_offsets *o;
+
+	/* a container's interpreter: its file is where the process sees it, under its root */
+	prof_procns_path(p->pid, path, at, sizeof(at));
+	c = prof_elfcode_open(at, why, sizeof(why));
 
 	if (!c)
 		return 0;

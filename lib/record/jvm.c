@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/procns.h"
 #include "base/sysfile.h"
 #include "base/units.h"
 #include "base/xalloc.h"
@@ -61,21 +62,6 @@ static int catches_sigquit(int pid)
 	if (prof_read_file_key(path, "SigCgt", mask, sizeof(mask)) != 0)
 		return 0;
 	return (strtoull(mask, NULL, 16) >> (SIGQUIT - 1)) & 1;
-}
-
-/* pid in its own pid namespace: the last field of NSpid (pid when absent). */
-static int ns_pid(int pid)
-{
-	char path[64], ns[128];
-	const char *last;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (prof_read_file_key(path, "NSpid", ns, sizeof(ns)) != 0 || !ns[0])
-		return pid;
-	last = strrchr(ns, '\t');
-	if (!last)
-		last = strrchr(ns, ' ');
-	return atoi(last ? last + 1 : ns);
 }
 
 static int is_socket(const char *path)
@@ -194,7 +180,7 @@ int prof_jvm_perfmap(int pid, int timeout_ms, char *why, size_t whylen)
 		why[0] = 0;
 	if (!maps_libjvm(pid))
 		return say(why, whylen, "not a HotSpot JVM");
-	nspid = ns_pid(pid);
+	nspid = prof_procns_nspid(pid);
 	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d", pid, nspid);
 	if (!is_socket(sock)) {
 		if (!catches_sigquit(pid))

@@ -148,8 +148,11 @@ static struct prof_addrspace *addrspace_add(struct prof_threads *t, int pid, int
 {
 	struct prof_addrspace **as = prof_hashmap_put(&t->procs, (uint64_t)pid, added);
 
-	if (*added)
+	if (*added) {
 		*as = prof_addrspace_new(t->sym, pid);
+		/* its mappings' paths are as it sees them: a container's, say */
+		prof_addrspace_live(*as);
+	}
 	return *as;
 }
 

@@ -21,13 +21,24 @@ struct prof_addrspace *prof_addrspace_new(struct prof_symbolizer *s, pid_t pid)
 
 	as->s = s;
 	as->pid = pid;
+	as->nspid = pid;
+	as->root = PROF_SYM_ROOT_OURS;
 	return as;
+}
+
+void prof_addrspace_live(struct prof_addrspace *as)
+{
+	if (as->live || as->pid <= 0)
+		return;
+	as->live = 1;
+	as->root = prof_sym_root_of(as->s, as->pid, PROF_SYM_ROOT_OURS, &as->nspid);
 }
 
 void prof_addrspace_free(struct prof_addrspace *as)
 {
 	if (!as)
 		return;
+	prof_sym_root_unref(as->s, as->root);
 	free(as->maps);
 	free(as->objs);
 	prof_sym_jit_release(as);
@@ -38,6 +49,16 @@ struct prof_addrspace *prof_addrspace_clone(const struct prof_addrspace *src, pi
 {
 	struct prof_addrspace *as = prof_addrspace_new(src->s, pid);
 
+	/*
+	 * A child starts in its parent's namespace (unless cloned into a new
+	 * one): that is its root when it is gone before it could be looked at.
+	 */
+	if (src->live) {
+		as->live = 1;
+		as->nspid = pid == src->pid ? src->nspid : pid;
+		prof_sym_root_ref(src->s, src->root);
+		as->root = prof_sym_root_of(src->s, pid, src->root, &as->nspid);
+	}
 	as->n = as->cap = src->n;
 	if (src->n) {
 		as->maps = xmalloc(src->n * sizeof(*src->maps));
@@ -53,6 +74,12 @@ void prof_addrspace_reset(struct prof_addrspace *as)
 	as->n = 0;
 	as->gen++;
 	prof_sym_jit_release(as);
+	/*
+	 * The namespace may have changed before the exec (unshare -m, a
+	 * container's start): look again; the one before if it is gone.
+	 */
+	if (as->live)
+		as->root = prof_sym_root_of(as->s, as->pid, as->root, &as->nspid);
 }
 
 unsigned long prof_addrspace_generation(const struct prof_addrspace *as)

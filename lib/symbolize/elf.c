@@ -6,6 +6,7 @@
  * address that is not in the on-disk cache.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -69,10 +70,15 @@ static int elf_build_id(Elf *e, unsigned char *bid, unsigned *len)
 	return -1;
 }
 
-static Elf *open_elf(const char *path, int *fdp)
+/*
+ * The ELF file at path as the processes of root see it (procroot.c),
+ * never /dev/zero or a FIFO; NULL with errno set when it cannot be
+ * opened (EINVAL when it is no ELF file).
+ */
+static Elf *open_elf(const struct prof_symbolizer *s, int root, const char *path, int *fdp)
 {
 	char err[128];
-	int fd = prof_open_regular(path, err, sizeof(err));	/* never /dev/zero or a FIFO */
+	int fd = prof_sym_root_open(s, root, path, err, sizeof(err));
 	Elf *e;
 
 	*fdp = -1;
@@ -83,6 +89,7 @@ static Elf *open_elf(const char *path, int *fdp)
 		if (e)
 			elf_end(e);
 		close(fd);
+		errno = EINVAL;
 		return NULL;
 	}
 	*fdp = fd;
@@ -163,17 +170,22 @@ int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr)
 
 /* ---- separate debug files ---- */
 
-/* Try a candidate debug file; keep it if its build-id matches (when known). */
-static int try_debug(struct elfobj *o, const char *path)
+/*
+ * Try a candidate debug file, path as the processes of root see it;
+ * keep it if its build-id matches (when known).
+ */
+static int try_debug(const struct prof_symbolizer *s, struct elfobj *o, int root,
+		     const char *path)
 {
+	char shown[4200];
 	int fd;
 	Elf *e;
 	unsigned char bid[20];
 	unsigned len;
 
-	if (o->path && strcmp(path, o->path) == 0)
+	if (o->path && root == o->root && strcmp(path, o->path) == 0)
 		return 0;
-	e = open_elf(path, &fd);
+	e = open_elf(s, root, path, &fd);
 	if (!e)
 		return 0;
 	if (o->bid_len) {
@@ -187,7 +199,7 @@ static int try_debug(struct elfobj *o, const char *path)
 	o->delf = e;
 	o->dfd = fd;
 	if (!o->dpath)
-		o->dpath = xstrdup(path);
+		o->dpath = xstrdup(prof_sym_root_display(s, root, path, shown, sizeof(shown)));
 	return 1;
 }
 
@@ -216,13 +228,16 @@ static void debuginfod_lookup(struct prof_symbolizer *s, struct elfobj *o)
 	if (fd >= 0) {
 		close(fd);
 		if (path)
-			try_debug(o, path);
+			try_debug(s, o, PROF_SYM_ROOT_OURS, path);
 	}
 	free(path);
 }
 
-/* The .gnu_debuglink file: next to o, in its .debug/ directory, under /usr/lib/debug/DIR/. */
-static int try_debuglink(struct elfobj *o)
+/*
+ * The .gnu_debuglink file: next to o, in its .debug/ directory, under
+ * /usr/lib/debug/DIR/, where o's process sees them (its root).
+ */
+static int try_debuglink(const struct prof_symbolizer *s, struct elfobj *o)
 {
 	char buf[4096];
 	GElf_Shdr sh;
@@ -241,13 +256,13 @@ static int try_debuglink(struct elfobj *o)
 	dirlen = slash ? (int)(slash - o->path) : 1;
 	dir = slash ? o->path : ".";
 	snprintf(buf, sizeof(buf), "%.*s/%s", dirlen, dir, link);
-	if (try_debug(o, buf))
+	if (try_debug(s, o, o->root, buf))
 		return 1;
 	snprintf(buf, sizeof(buf), "%.*s/.debug/%s", dirlen, dir, link);
-	if (try_debug(o, buf))
+	if (try_debug(s, o, o->root, buf))
 		return 1;
 	snprintf(buf, sizeof(buf), "/usr/lib/debug%.*s/%s", dirlen, dir, link);
-	return try_debug(o, buf);
+	return try_debug(s, o, o->root, buf);
 }
 
 static void find_debug_file(struct prof_symbolizer *s, struct elfobj *o)
@@ -257,10 +272,12 @@ static void find_debug_file(struct prof_symbolizer *s, struct elfobj *o)
 
 		prof_sym_hex(hex, o->bid, o->bid_len);
 		snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-		if (try_debug(o, buf))
+		/* here first, then where its process sees it (a container's debug package) */
+		if (try_debug(s, o, PROF_SYM_ROOT_OURS, buf) ||
+		    (prof_sym_root_held(s, o->root) && try_debug(s, o, o->root, buf)))
 			return;
 	}
-	if (try_debuglink(o))
+	if (try_debuglink(s, o))
 		return;
 	if (s->opt.debuginfod)
 		debuginfod_lookup(s, o);
@@ -487,58 +504,101 @@ void prof_sym_obj_free(struct elfobj *o)
 	free(o);
 }
 
-/* The key of an object in s->keys: "B" + build-id, else "P" + path:dev:ino:size. Returns its length, 0 if none. */
-static size_t obj_key(char *key, size_t n, const char *path, const unsigned char *bid,
-		      unsigned bid_len)
+/*
+ * The key of an object in s->keys: "B" + build-id; else "P" +
+ * path:dev:ino:size of the file at path as root sees it; "M" + root:path
+ * when there is none; "G" + path for a process gone from an unknown
+ * namespace (nothing is opened). Returns its length, 0 if none.
+ */
+static size_t obj_key(const struct prof_symbolizer *s, char *key, size_t n, const char *path,
+		      const unsigned char *bid, unsigned bid_len, int root)
 {
+	char err[128];
 	struct stat st;
-	int k;
+	int k, fd, found;
 
 	if (bid_len) {
 		key[0] = 'B';
 		prof_sym_hex(key + 1, bid, bid_len);
 		return 1 + 2 * (size_t)bid_len;
 	}
-	if (stat(path, &st) != 0)
-		return 0;
-	k = snprintf(key, n, "P%s:%llx:%llx:%llx", path, (unsigned long long)st.st_dev,
-		     (unsigned long long)st.st_ino, (unsigned long long)st.st_size);
+	if (root == PROF_SYM_ROOT_GONE) {
+		k = snprintf(key, n, "G%s", path);
+	} else {
+		if (root == PROF_SYM_ROOT_OURS) {
+			found = stat(path, &st) == 0;
+		} else {
+			fd = prof_sym_root_open(s, root, path, err, sizeof(err));
+			found = fd >= 0 && fstat(fd, &st) == 0;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (found)
+			k = snprintf(key, n, "P%s:%llx:%llx:%llx", path, (unsigned long long)st.st_dev,
+				     (unsigned long long)st.st_ino, (unsigned long long)st.st_size);
+		else
+			k = snprintf(key, n, "M%d:%s", root, path);
+	}
 	return k > 0 && (size_t)k < n ? (size_t)k : 0;
 }
 
 /*
- * o's file at o->path into o->elf and o->fd. With bid_len, a file whose
- * build-id is not bid is not used (a different file now lives there);
- * without, o takes the file's build-id.
+ * o's file at o->path, as the processes of o->root see it, into o->elf
+ * and o->fd. With bid_len, a file whose build-id is not bid is not used
+ * (a different file now lives there); without, o takes the file's
+ * build-id. o->why says why there is none.
  */
-static void open_file(struct elfobj *o, const unsigned char *bid, unsigned bid_len)
+static void open_file(const struct prof_symbolizer *s, struct elfobj *o,
+		      const unsigned char *bid, unsigned bid_len)
 {
 	unsigned char fbid[20];
 	unsigned flen;
 
-	o->elf = open_elf(o->path, &o->fd);
-	if (!o->elf || elf_build_id(o->elf, fbid, &flen) != 0)
+	o->elf = open_elf(s, o->root, o->path, &o->fd);
+	if (!o->elf) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			o->why = PROF_SYM_MISSING;
 		return;
-	if (bid_len && (flen != bid_len || memcmp(fbid, bid, flen) != 0)) {
-		elf_end(o->elf);
-		close(o->fd);
-		o->elf = NULL;
-		o->fd = -1;
-	} else if (!bid_len) {
+	}
+	o->why = PROF_SYM_OPENED;
+	if (elf_build_id(o->elf, fbid, &flen) != 0) {
+		if (bid_len)	/* a file without one is not the one of the record's */
+			goto other;
+		return;
+	}
+	if (bid_len && (flen != bid_len || memcmp(fbid, bid, flen) != 0))
+		goto other;
+	if (!bid_len) {
 		memcpy(o->bid, fbid, flen);
 		o->bid_len = flen;
 	}
+	return;
+other:
+	elf_end(o->elf);
+	close(o->fd);
+	o->elf = NULL;
+	o->fd = -1;
+	o->why = PROF_SYM_OTHER_FILE;
 }
 
-/* Open the object at path; with bid_len, the file is only used if its build-id is bid. */
-static struct elfobj *obj_open(const char *path, const unsigned char *bid, unsigned bid_len)
+/*
+ * Open the object at path as the processes of root see it; with bid_len,
+ * the file is only used if its build-id is bid. A process gone from
+ * another namespace: a file only with a build-id to check it by.
+ */
+static struct elfobj *obj_open(const struct prof_symbolizer *s, const char *path,
+			       const unsigned char *bid, unsigned bid_len, int root)
 {
 	struct elfobj *o = xcalloc(1, sizeof(*o));
 
 	o->fd = o->dfd = -1;
 	o->path = xstrdup(path);
 	o->base = strrchr(o->path, '/') + 1;
-	open_file(o, bid, bid_len);
+	o->root = root == PROF_SYM_ROOT_GONE ? PROF_SYM_ROOT_OURS : root;
+	if (root == PROF_SYM_ROOT_GONE && !bid_len)
+		o->why = PROF_SYM_GONE_NS;
+	else
+		open_file(s, o, bid, bid_len);
 	if (bid_len) {
 		memcpy(o->bid, bid, bid_len);
 		o->bid_len = bid_len;
@@ -547,7 +607,7 @@ static struct elfobj *obj_open(const char *path, const unsigned char *bid, unsig
 }
 
 uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
-			  const unsigned char *bid, unsigned bid_len, int *is_new)
+			  const unsigned char *bid, unsigned bid_len, int root, int *is_new)
 {
 	char key[4200];
 	size_t klen;
@@ -557,7 +617,7 @@ uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 	*is_new = 0;
 	if (!path || !prof_sym_is_file(path))
 		return PROF_SYM_NO_OBJ;
-	klen = obj_key(key, sizeof(key), path, bid, bid_len);
+	klen = obj_key(s, key, sizeof(key), path, bid, bid_len, root);
 	if (!klen)
 		return PROF_SYM_NO_OBJ;
 	id = prof_intern_find(&s->keys, key, klen);
@@ -565,7 +625,7 @@ uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
 	if (!*is_new)
 		return id;
 	id = prof_intern(&s->keys, key, klen);
-	o = obj_open(path, bid, bid_len);
+	o = obj_open(s, path, bid, bid_len, root);
 	PROF_GROW(s->objs, s->nobjs + 1, s->capobjs);
 	s->objs[s->nobjs++] = o;
 	if (o->elf)
@@ -588,6 +648,7 @@ uint32_t prof_sym_obj_from_image(struct prof_symbolizer *s, const char *name, co
 		return PROF_SYM_NO_OBJ;
 	o = xcalloc(1, sizeof(*o));
 	o->fd = o->dfd = -1;
+	o->root = PROF_SYM_ROOT_OURS;
 	o->path = xstrdup(name);
 	o->base = o->path;
 	o->image = xmalloc(len);
@@ -606,8 +667,11 @@ uint32_t prof_sym_obj_from_image(struct prof_symbolizer *s, const char *name, co
 	return id;
 }
 
-void prof_sym_obj_reopen(struct elfobj *o)
+void prof_sym_obj_reopen(const struct prof_symbolizer *s, struct elfobj *o)
 {
 	o->shed = 0;
-	open_file(o, o->bid, o->bid_len);
+	/* its root let go (its processes are gone): the path here, if the build-id is the same */
+	if (o->root >= 0 && !prof_sym_root_held(s, o->root))
+		o->root = PROF_SYM_ROOT_OURS;
+	open_file(s, o, o->bid, o->bid_len);
 }

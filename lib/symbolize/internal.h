@@ -17,6 +17,9 @@
  *                 unit, inline chains, file:line
  *   kernel.c      /proc/kallsyms (kernel and module text symbols)
  *   jitmap.c      /tmp/perf-PID.map, the symbols of JIT code
+ *   procroot.c    the file trees of processes in another mount namespace
+ *                 or root (containers): their roots held open, files
+ *                 opened through them
  *   disk_cache.c  the on-disk caches: resolved frames per build-id,
  *                 parsed kallsyms per boot
  *   minidebug.c   MiniDebugInfo: the xz-compressed ELF of .gnu_debugdata
@@ -42,6 +45,7 @@
 #include <elfutils/libdw.h>
 
 #include "base/hashmap.h"
+#include "base/procns.h"
 #include "core/intern.h"
 #include "symbolize/symbolize.h"
 
@@ -49,6 +53,22 @@
 #define PROF_SYM_KERNEL_OBJ 0xfffffffeu	/* cache key of kernel addresses */
 #define PROF_SYM_NO_OBJ 0xffffffffu		/* the mapping has no usable ELF object */
 #define PROF_SYM_OBJ_UNTRIED 0xfffffffdu	/* not looked up yet */
+
+/*
+ * Where an address space's files are opened (struct prof_addrspace.root):
+ * an index into prof_symbolizer.roots (another mount namespace or root,
+ * held open), or one of these.
+ */
+#define PROF_SYM_ROOT_OURS (-1)	/* this process's file tree: paths open as they are */
+#define PROF_SYM_ROOT_GONE (-2)	/* another tree, gone before it could be held: only files a build-id confirms */
+
+/* Why an object's file was not opened (struct elfobj.why); shown by the naming report. */
+enum prof_sym_why {
+	PROF_SYM_OPENED,	/* opened (or never tried: an image, a debug file only) */
+	PROF_SYM_MISSING,	/* no file at its path */
+	PROF_SYM_OTHER_FILE,	/* a file of another build-id at its path */
+	PROF_SYM_GONE_NS,	/* its process, in another mount namespace, was gone before its root was held */
+};
 
 /* A function symbol (ELF or kallsyms); sorted by addr for bisection. */
 struct sym {
@@ -125,6 +145,8 @@ struct elfobj {
 	struct prof_hashmap cfa;	/* vaddr -> int32_t CFA = SP + value, -1: another rule */
 	size_t nfde;
 	uint64_t used_ns;	/* when an address missing from the cache was last resolved here */
+	int root;		/* where its file was opened: PROF_SYM_ROOT_OURS or a root index */
+	enum prof_sym_why why;	/* why its main file is not open, when it is not */
 	int shed;		/* its files closed while idle (prof_sym_obj_shed) */
 };
 
@@ -170,6 +192,23 @@ struct prof_symbolizer {
 	void *dbgd_client;
 	void *(*dbgd_begin)(void);
 	int (*dbgd_find)(void *, const unsigned char *, int, char **);
+	/* the roots of processes in other mount namespaces (procroot.c) */
+	struct prof_sym_root *roots;
+	size_t nroots, caproots;
+};
+
+/*
+ * The root directory of processes in another mount namespace or root (a
+ * container), held open while an address space uses it: its files are
+ * opened through it, also once those processes are gone (the namespace
+ * descriptor keeps its mounts, a tmpfs over /mnt/ctr say, in place).
+ */
+struct prof_sym_root {
+	struct prof_procns id;	/* the namespace and root it is */
+	int dirfd;		/* O_PATH descriptor of the root directory; -1 once released */
+	int nsfd;		/* its mount namespace; -1 once released */
+	unsigned refs;		/* address spaces using it */
+	pid_t pid;		/* the process it was taken from, for messages (/proc/PID/root) */
 };
 
 /* A symbol of /tmp/perf-PID.map or a jitdump; sorted by start for bisection. */
@@ -181,6 +220,9 @@ struct jitsym {
 struct prof_addrspace {
 	struct prof_symbolizer *s;
 	pid_t pid;
+	pid_t nspid;		/* the pid it sees itself as (NSpid: its perf map's name) */
+	int live;		/* a running process: its files are opened as it sees them */
+	int root;		/* where its files are opened: PROF_SYM_ROOT_* or a root index */
 	struct prof_map *maps;	/* sorted by start, disjoint */
 	uint32_t *objs;		/* per map: object index, PROF_SYM_NO_OBJ or _OBJ_UNTRIED */
 	size_t n, cap;
@@ -272,10 +314,13 @@ void prof_sym_hex(char *out, const unsigned char *bid, unsigned len);
 /*
  * The index of the ELF object at path (with this build-id when bid_len is
  * not 0), opened on first use with its program headers (*is_new then
- * set); PROF_SYM_NO_OBJ when path is no file.
+ * set); PROF_SYM_NO_OBJ when path is no file. path is as the process
+ * sees it, opened through root (procroot.c): with PROF_SYM_ROOT_GONE,
+ * only a file that bid confirms is used. An object whose file is not
+ * open says why (elfobj.why).
  */
 uint32_t prof_sym_obj_get(struct prof_symbolizer *s, const char *path,
-			  const unsigned char *bid, unsigned bid_len, int *is_new);
+			  const unsigned char *bid, unsigned bid_len, int root, int *is_new);
 
 /*
  * The index of a new object named name read from the ELF image
@@ -297,9 +342,10 @@ void prof_sym_obj_free(struct elfobj *o);
  * with a build-id are shed, so prof_sym_obj_reopen() can tell the file.
  */
 void prof_sym_obj_shed(struct elfobj *o);
-/* Reopen a shed o: its file at o->path if it still has o's build-id (else o
- * resolves through its debug file only, or not at all); the rest loads lazily. */
-void prof_sym_obj_reopen(struct elfobj *o);
+/* Reopen a shed o: its file at o->path (through its root while held, else
+ * here) if it still has o's build-id (else o resolves through its debug
+ * file only, or not at all); the rest loads lazily. */
+void prof_sym_obj_reopen(const struct prof_symbolizer *s, struct elfobj *o);
 
 /* File offset -> o's virtual address through its PT_LOAD segments: 0, or -1 outside them. */
 int prof_sym_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
@@ -403,6 +449,50 @@ const char *prof_sym_kernel_name(const struct prof_symbolizer *s, uint64_t addr)
 
 /* Free the kernel symbols. */
 void prof_sym_kernel_release(struct prof_symbolizer *s);
+
+/* ---- procroot.c ---- */
+
+/*
+ * The root of process pid's files as it sees them now: PROF_SYM_ROOT_OURS
+ * when its file tree is this process's, else the index of its root
+ * (opened, or shared with a process of the same namespace and root;
+ * one more reference), PROF_SYM_ROOT_GONE when it is in another but
+ * exited before its root could be opened. When pid is gone or refused
+ * before it could be looked at: prev (a state the caller held, passed
+ * on: the process's before an exec, its parent's at a fork,
+ * PROF_SYM_ROOT_OURS when nothing is known, as perf takes it). *nspid
+ * gets the pid it sees itself as (unchanged when gone).
+ */
+int prof_sym_root_of(struct prof_symbolizer *s, pid_t pid, int prev, pid_t *nspid);
+
+/* One more reference to root (an index; other states ignored). */
+void prof_sym_root_ref(struct prof_symbolizer *s, int root);
+
+/* One reference less; the last one closes the root's descriptors. */
+void prof_sym_root_unref(struct prof_symbolizer *s, int root);
+
+/* Whether root is an index whose descriptors are still open. */
+int prof_sym_root_held(const struct prof_symbolizer *s, int root);
+
+/*
+ * Open path (absolute, as the processes of root see it) as a regular
+ * file for reading: through root's directory when root is an index
+ * (absolute symbolic links and ".." stay inside it), as it is
+ * otherwise. Returns the descriptor, or -1 with why in err[0..errlen)
+ * (and errno set).
+ */
+int prof_sym_root_open(const struct prof_symbolizer *s, int root, const char *path, char *err,
+		       size_t errlen);
+
+/*
+ * path as a message names it: "/proc/PID/root" + path for a root index
+ * (PID: the process it was taken from), path otherwise; into buf.
+ */
+const char *prof_sym_root_display(const struct prof_symbolizer *s, int root, const char *path,
+				  char *buf, size_t n);
+
+/* Close every root (prof_symbolizer_free()). */
+void prof_sym_root_release_all(struct prof_symbolizer *s);
 
 /* ---- jitmap.c ---- */
 

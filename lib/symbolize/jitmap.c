@@ -6,7 +6,9 @@
  * of which code loads and moves name code). Only anonymous memory is
  * looked up there. Both grow while the program runs: the map is read
  * again when its size or time changed, the dump read on from where it
- * was, at most every 50 ms.
+ * was, at most every 50 ms. A process in a container writes both in
+ * its own file tree, under the pid it sees itself as: they are read
+ * through its root (procroot.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,25 +51,49 @@ static int jit_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * The perf map of as's process, opened: in a container (another root),
+ * /tmp/perf-NSPID.map under its root, written by its runtime under the
+ * pid it sees itself as; else, or when there is none there (an agent
+ * outside wrote it, as perf also looks), /tmp/perf-PID.map here.
+ */
+static int jit_open(const struct prof_addrspace *as)
+{
+	char path[64], err[128];
+	int fd = -1;
+
+	if (as->root >= 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)as->nspid);
+		fd = prof_sym_root_open(as->s, as->root, path, err, sizeof(err));
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)as->pid);
+		fd = prof_open_regular(path, err, sizeof(err));
+	}
+	return fd;
+}
+
 /* Read the map of as->pid if it changed since the last read. */
 static void jit_load(struct prof_addrspace *as)
 {
-	char path[64], *line = NULL;
+	char *line = NULL;
 	size_t lcap = 0, cap = 0;
 	struct stat st;
 	FILE *f;
+	int fd;
 
-	if (as->pid <= 0)
+	if (as->pid <= 0 || (fd = jit_open(as)) < 0)
 		return;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)as->pid);
-	if (stat(path, &st) != 0)
+	if (fstat(fd, &st) != 0 || (as->jit && st.st_size == as->jit_size &&
+	    st.st_mtim.tv_sec == as->jit_mtime.tv_sec && st.st_mtim.tv_nsec == as->jit_mtime.tv_nsec)) {
+		close(fd);
 		return;
-	if (as->jit && st.st_size == as->jit_size &&
-	    st.st_mtim.tv_sec == as->jit_mtime.tv_sec && st.st_mtim.tv_nsec == as->jit_mtime.tv_nsec)
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
 		return;
-	f = fopen(path, "re");
-	if (!f)
-		return;
+	}
 	as->jit_size = st.st_size;
 	as->jit_mtime = st.st_mtim;
 	free(as->jit);
@@ -166,7 +192,8 @@ static void jitdump_load(struct prof_addrspace *as)
 		as->jd_off = 0;
 		as->jd_path = path;
 	}
-	if ((fd = prof_open_regular(path, err, sizeof(err))) < 0)
+	/* mapped by the process: its path as it sees it */
+	if ((fd = prof_sym_root_open(as->s, as->root, path, err, sizeof(err))) < 0)
 		return;
 	if (as->jd_off == 0) {
 		if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||

@@ -56,6 +56,39 @@ static int pct(uint64_t part, uint64_t total)
 	return total ? (int)((part * 100 + total / 2) / total) : 0;
 }
 
+/*
+ * Why o's file gave no names when it could not be opened: not "no
+ * symbols" (installing debug symbols would not help), but where profrec
+ * looked and what it found there.
+ */
+static const char *unopened(const struct prof_symbolizer *s, const struct elfobj *o, char *buf,
+			    size_t n)
+{
+	char where[4200];
+	size_t len = strlen(o->path);
+
+	if (o->why == PROF_SYM_GONE_NS)
+		return "not opened: its process ran in another mount namespace and was gone "
+		       "before profrec could open its root, and no build-id says whether the file "
+		       "at that path here is the one it ran";
+	if (o->root >= 0)
+		snprintf(where, sizeof(where), "in its process's root (%s)",
+			 prof_sym_root_display(s, o->root, o->path, buf, n));
+	else
+		snprintf(where, sizeof(where), "in profrec's mount namespace");
+	if (o->why == PROF_SYM_OTHER_FILE)
+		snprintf(buf, n, "not named: the file at that path %s is another one (its build-id "
+			 "is not the mapping's)%s", where, o->root >= 0 ? "" :
+			 "; it may run in a container that profrec could not look into");
+	else if (len > 10 && strcmp(o->path + len - 10, " (deleted)") == 0)
+		snprintf(buf, n, "not named: the file was deleted after it was mapped");
+	else
+		snprintf(buf, n, "not named: the file was not found %s%s", where, o->root >= 0 ? "" :
+			 " (it was deleted, or its process runs in a container, another mount "
+			 "namespace, that profrec could not look into)");
+	return buf;
+}
+
 int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *unit)
 {
 	uint64_t total = 0, by_symbols;
@@ -93,6 +126,14 @@ int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *u
 		}
 		if (!weak || pct(weak, total) < 5)
 			continue;
+		if (o->why != PROF_SYM_OPENED) {
+			char why[8600];
+
+			prof_warn("%d%% of %s in %s: %s", pct(weak, total), unit, o->path,
+				  unopened(s, o, why, sizeof(why)));
+			lines++;
+			continue;
+		}
 		prof_warn("%d%% of %s in %s: no symbols, named by %s; install its debug symbols "
 			  "(Debian: the -dbgsym package, Fedora: debuginfo-install) for names",
 			  pct(weak, total), unit, o->path,

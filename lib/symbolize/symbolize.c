@@ -54,6 +54,7 @@ void prof_symbolizer_free(struct prof_symbolizer *s)
 	free(s->cache);
 	free(s->pool);
 	prof_sym_kernel_release(s);
+	prof_sym_root_release_all(s);
 	prof_intern_release(&s->strs);
 	prof_intern_release(&s->keys);
 	free(s);
@@ -205,7 +206,8 @@ static uint32_t map_obj(struct prof_symbolizer *s, struct prof_addrspace *as, si
 	if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED && prof_sym_is_vdso(m->path)) {
 		as->objs[mi] = prof_sym_vdso_obj(s, m->end - m->start);
 	} else if (as->objs[mi] == PROF_SYM_OBJ_UNTRIED) {
-		as->objs[mi] = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len, &is_new);
+		as->objs[mi] = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len, as->root,
+						&is_new);
 		if (is_new)
 			prof_sym_symcache_load(s, s->objs[as->objs[mi]], as->objs[mi]);
 	}
@@ -247,7 +249,7 @@ size_t prof_symbolize(struct prof_symbolizer *s, struct prof_addrspace *as,
 	if (e->obj)
 		return copy_out(s, e->first, e->n, out, max);
 	if (s->objs[obj]->shed)
-		prof_sym_obj_reopen(s->objs[obj]);
+		prof_sym_obj_reopen(s, s->objs[obj]);
 	s->objs[obj]->used_ns = prof_now_ns();
 	first = (uint32_t)s->pool_len;
 	n = resolve_obj(s, s->objs[obj], vaddr);
@@ -277,7 +279,7 @@ size_t prof_symbolize_decl_lines(struct prof_symbolizer *s, struct prof_addrspac
 	    prof_sym_off_to_vaddr(s->objs[obj], addr - m->start + m->pgoff, &vaddr) != 0)
 		return 0;
 	if (s->objs[obj]->shed)
-		prof_sym_obj_reopen(s->objs[obj]);
+		prof_sym_obj_reopen(s, s->objs[obj]);
 	s->objs[obj]->used_ns = prof_now_ns();
 	return prof_sym_dwarf_decl_lines(s, s->objs[obj], vaddr, lines, max);
 }
@@ -299,7 +301,7 @@ int prof_symbolizer_cfa_sp_offset(struct prof_symbolizer *s, struct prof_addrspa
 	    prof_sym_off_to_vaddr(s->objs[obj], addr - m->start + m->pgoff, &vaddr) != 0)
 		return -1;
 	if (s->objs[obj]->shed)
-		prof_sym_obj_reopen(s->objs[obj]);
+		prof_sym_obj_reopen(s, s->objs[obj]);
 	s->objs[obj]->used_ns = prof_now_ns();
 	return prof_sym_fde_cfa_sp(s->objs[obj], vaddr, sp_offset);
 }

@@ -62,6 +62,11 @@
  * Anonymous mappings ("", "//anon", memfd) are looked up in
  * /tmp/perf-PID.map, re-read when it changes (at most every 50 ms).
  *
+ * Containers: the paths of a live process (prof_addrspace_live()) in
+ * another mount namespace or root are opened as it sees them, through
+ * /proc/PID/root (procroot.c), as perf does; a missing file is reported
+ * as not found by prof_symbolizer_naming_report().
+ *
  * Persistent cache: the frames of every resolved address of a file with a
  * build-id are kept on disk, per build-id and options, in
  * $XDG_CACHE_HOME/proftools/sym/ (else ~/.cache/proftools/sym/, mode
@@ -237,11 +242,32 @@ struct prof_map {
 /* A new, empty address space of process pid (0 if unknown: no JIT map). */
 struct prof_addrspace *prof_addrspace_new(struct prof_symbolizer *s, pid_t pid);
 
+/*
+ * Say that as's pid is a process running now, whose mappings' paths are
+ * the paths it sees: when its mount namespace (/proc/PID/ns/mnt) or root
+ * differs from this process's (a container, unshare -m, a chroot), its
+ * files are opened through its root (/proc/PID/root, held open with its
+ * namespace while as uses it, so that they can be opened after it is
+ * gone), its perf map is /tmp/perf-NSPID.map there (NSpid: the pid it
+ * sees itself as), and reports keep the paths it sees. Looked at now,
+ * again after each exec (prof_addrspace_reset(): the namespace may have
+ * changed before it) and for each clone. A process gone before it was
+ * looked at keeps its parent's (or its image's before the exec), else
+ * its paths are opened here, as perf does (a build-id of the mapping
+ * still rejects another file); one seen in another namespace that was
+ * gone before its root could be opened has only files a build-id of the
+ * mapping confirms (the file at that path here may be another one).
+ * Without this call (an address space loaded from a saved maps file),
+ * paths are opened as they are.
+ */
+void prof_addrspace_live(struct prof_addrspace *as);
+
 /* Free it (NULL ignored). */
 void prof_addrspace_free(struct prof_addrspace *as);
 
 /*
  * A copy of src (the same mappings) for process pid: what fork() does.
+ * A live src gives a live copy (prof_addrspace_live()).
  */
 struct prof_addrspace *prof_addrspace_clone(const struct prof_addrspace *src, pid_t pid);
 

@@ -34,7 +34,8 @@ int main(void)
 		m = prof_addrspace_find(as, (uintptr_t)unit_fde_target);
 		CHECK(m != NULL);
 		if (m) {
-			obj = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len, &is_new);
+			obj = prof_sym_obj_get(s, m->path, m->build_id, m->build_id_len,
+					       PROF_SYM_ROOT_OURS, &is_new);
 			CHECK(obj != PROF_SYM_NO_OBJ);
 			if (obj != PROF_SYM_NO_OBJ) {
 				o = s->objs[obj];
