@@ -943,6 +943,41 @@ else
 	skip "MiniDebugInfo: real names" "needs xz, objcopy and nm"
 fi
 
+# A Go program built the way Go programs ship (-ldflags="-s -w": no
+# .symtab, no DWARF) was 100% unnamed, every frame gox-s+0x79b63: its
+# functions are named by Go's function table (.gopclntab), each name one
+# that the unstripped build's .symtab has (go tool nm).
+if ! have go; then
+	skip "Go pclntab: stripped Go program" "no go (Debian: golang-go)"
+elif ! (mkdir -p "$TMP/gox" && cp "$TESTS/data/go/spin.go" "$TMP/gox/" &&
+	printf 'module gox\n\ngo 1.19\n' >"$TMP/gox/go.mod" && cd "$TMP/gox" &&
+	export GOCACHE="$TMP/gox/cache" GOPATH="$TMP/gox/gopath" GOFLAGS=-mod=mod GO111MODULE=on \
+		GOTOOLCHAIN=local GOPROXY=off CGO_ENABLED=0 &&
+	go build -o gox . && go build -ldflags='-s -w' -o gox-s .) >"$TMP/gobuild.log" 2>&1; then
+	fail "Go pclntab: build" "$(tail -c 400 "$TMP/gobuild.log")"
+else
+	PROFTOOLS_NO_CACHE=1 run "$P" -F 499 -o "$TMP/gox.tsv" -- "$TMP/gox/gox-s" 800
+	go tool nm "$TMP/gox/gox" | awk '$2 ~ /^[Tt]$/ { sub(/^ *[0-9a-f]+ +[Tt] /, ""); print }' | sort -u >"$TMP/gox.names"
+	# the Go frames of the samples, once each: not the kernel's, the vDSO's, the
+	# thread's name, nor where a frame pointer walk stopped (assembly keeps none)
+	stacks "$TMP/gox.tsv" | cut -f6 | tr ';' '\n' |
+		grep -v -e '_\[k\]$' -e '^gox-s$' -e '^\[truncated\]$' -e '^__vdso_' | sort -u >"$TMP/gox.frames"
+	# an assembly function with no ABI wrapper: NAME in the table, NAME.abi0 in .symtab
+	odd=$(while IFS= read -r f; do grep -qxF -e "$f" -e "$f.abi0" "$TMP/gox.names" || echo "$f"; done <"$TMP/gox.frames" |
+		head -n 3 | tr '\n' '|')
+	if [ "$STATUS" != 0 ]; then skip "Go pclntab: stripped Go program" "profrec cannot record here"
+	elif grep -q '^gox-s+0x' "$TMP/gox.frames" || ! grep -qx 'main\.hashLoop' "$TMP/gox.frames" ||
+		! grep -qx 'main\.sortLoop' "$TMP/gox.frames"; then
+		fail "Go pclntab: stripped Go program" "frames: $(head -n 5 "$TMP/gox.frames" | tr '\n' '|')"
+	elif [ -n "$odd" ]; then
+		fail "Go pclntab: stripped Go program" "not named as .symtab names them: $odd"
+	elif ! grep -Eq "^profrec: names: .* (9[0-9]|100)% by Go's pclntab" "$TMP/stderr"; then
+		fail "Go pclntab: naming report" "$(grep names: "$TMP/stderr")"
+	else
+		pass "Go pclntab: stripped Go program: $(wc -l <"$TMP/gox.frames") functions sampled, each named as its unstripped build's .symtab names it"
+	fi
+fi
+
 # A stripped shared library: its hidden hot function (no .dynsym entry)
 # is one frame named by its FDE.
 sed 's/^__attribute__((noinline)) void lib_hot/__attribute__((noinline, visibility("hidden"))) void lib_hot/' \

@@ -236,3 +236,94 @@ else
 		fi
 	fi
 fi
+
+# ---- Go programs without .symtab: named by Go's function table ----
+# go build -ldflags="-s -w", the way Go programs ship, left every frame
+# "prog+0x79b63": the names are in .gopclntab, which Go's own tools and
+# runtime read. Every function of the unstripped build (go tool nm: its
+# .symtab) is named the same at its first and last byte of the stripped
+# one, and placed at the same file:line as go tool addr2line places it.
+
+# go_build DIR: tests/data/go/spin.go built in DIR as gox (unstripped),
+# gox-s (stripped), gox-pie-s, gox-pie (position-independent) and gox-bid
+# (stripped, with a GNU build-id: Go's linker writes none unless asked),
+# with a cache and module settings of its own (no network, no $HOME).
+go_build() {
+	mkdir -p "$1" && cp "$TESTS/data/go/spin.go" "$1/" && printf 'module gox\n\ngo 1.19\n' >"$1/go.mod" &&
+		(cd "$1" && export GOCACHE="$1/cache" GOPATH="$1/gopath" GOFLAGS=-mod=mod GO111MODULE=on \
+			GOTOOLCHAIN=local GOPROXY=off CGO_ENABLED=0 &&
+			go build -o gox . && go build -ldflags='-s -w' -o gox-s . &&
+			go build -buildmode=pie -o gox-pie . && go build -buildmode=pie -ldflags='-s -w' -o gox-pie-s . &&
+			go build -ldflags='-s -w -B 0x0123456789abcdef0123456789abcdef01234567' -o gox-bid .)
+}
+
+# go_check NAME UNSTRIPPED STRIPPED [LINES]: LINES 0 when go tool
+# addr2line cannot read UNSTRIPPED (Go 1.19's, a position-independent one)
+go_check() {
+	# "ADDR<TAB>LAST<TAB>NAME" of each function with code, from .symtab (hex: awk adds the size)
+	go tool nm -n -size "$2" | awk '
+		function hex(s,   v, i) { v = 0; s = tolower(s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$3 ~ /^[Tt]$/ && $2 > 0 { name = $0; sub(/^ *[0-9a-f]+ +[0-9]+ +[Tt] /, "", name)
+			printf "%s\t%x\t%s\n", $1, hex($1) + $2 - 1, name }' >"$TMP/$1.ref"
+	cut -f1,2 "$TMP/$1.ref" | tr '\t' '\n' | "$SYMADDR" -l "$3" >"$TMP/$1.got" 2>"$TMP/$1.err"
+	cut -f1 "$TMP/$1.ref" | sed 's/^/0x/' | go tool addr2line "$2" | paste - - | cut -f2 >"$TMP/$1.a2l"
+	nol=$(awk -F'\t' '$4 == ""' "$TMP/$1.got" | wc -l)
+	# the reference's name at each address asked, then what symaddr said of it
+	awk -F'\t' '{ print $3; print $3 }' "$TMP/$1.ref" | paste - "$TMP/$1.got" >"$TMP/$1.cmp"
+	bad=$(awk -F'\t' '
+		# an assembly function with no ABI wrapper: .symtab adds ".abi0", the
+		# table (and Go tracebacks, pprof) do not; the linker spells array
+		# lengths of generated equality functions "[...]" in the table
+		$1 != $3 && $1 != $3 ".abi0" && !($1 ~ /^type\.\.eq\./ && $3 ~ /^type\.\.eq\./) { print $1 " named " $3 }' \
+		"$TMP/$1.cmp" | head -n 3 | tr '\n' '|')
+	n=$(wc -l <"$TMP/$1.ref")
+	pairs=$(awk -F'\t' '$1 == $3 && $1 ~ /\.abi0$/' "$TMP/$1.cmp" | wc -l)
+	lines=$(awk 'NR % 2' "$TMP/$1.got" | cut -f4 | paste - "$TMP/$1.a2l" | awk -F'\t' '$1 != $2' | head -n 3 | tr '\n' '|')
+	[ "${4:-1}" = 0 ] && lines=
+	if [ "$n" -lt 1000 ] || ! grep -q '	main\.hashLoop$' "$TMP/$1.ref"; then
+		fail "Go pclntab: $1" "go tool nm listed $n functions"
+	elif [ -n "$bad" ]; then
+		fail "Go pclntab: $1: names" "$bad"
+	elif [ "$pairs" -lt 2 ]; then
+		fail "Go pclntab: $1: ABI0 halves of wrapped functions" "$pairs named NAME.abi0 as .symtab names them"
+	elif [ -n "$lines" ] || [ "$nol" -gt 0 ]; then
+		fail "Go pclntab: $1: file:line" "$nol addresses without; $lines"
+	elif ! grep -q "100% by Go's pclntab" "$TMP/$1.err"; then
+		fail "Go pclntab: $1: naming report" "$(tail -c 300 "$TMP/$1.err")"
+	else
+		how="file:line as go tool addr2line places them"
+		[ "${4:-1}" = 0 ] && how="a file:line for each"
+		pass "Go pclntab: $1: $n functions named at both ends as .symtab names them ($pairs .abi0 halves), $how"
+	fi
+}
+
+if ! have go; then
+	skip "Go pclntab" "no go (Debian: golang-go)"
+elif ! go_build "$TMP/gox" >"$TMP/gobuild.log" 2>&1; then
+	fail "Go pclntab: build" "$(tail -c 400 "$TMP/gobuild.log")"
+else
+	go_check exe "$TMP/gox/gox" "$TMP/gox/gox-s"
+	go_check pie "$TMP/gox/gox-pie" "$TMP/gox/gox-pie-s" 0
+	# no section headers (e_shoff, e_shnum, e_shstrndx zeroed, as sstrip
+	# leaves a file): the table is found in the segments by its header
+	cp "$TMP/gox/gox-s" "$TMP/gox/gox-nosh" &&
+		printf '\0\0\0\0\0\0\0\0' | dd of="$TMP/gox/gox-nosh" bs=1 seek=40 conv=notrunc 2>/dev/null &&
+		printf '\0\0\0\0' | dd of="$TMP/gox/gox-nosh" bs=1 seek=60 conv=notrunc 2>/dev/null
+	if readelf -SW "$TMP/gox/gox-nosh" 2>&1 | grep -q 'There are no sections'; then
+		go_check nosh "$TMP/gox/gox" "$TMP/gox/gox-nosh"
+	else
+		fail "Go pclntab: no section headers" "$(readelf -SW "$TMP/gox/gox-nosh" 2>&1 | head -n 2)"
+	fi
+	# Names from the table go to the per-build-id cache as other names do,
+	# and come back from it flagged as Go's (PROF_FRAME_GOPCLNTAB 0x80, CACHED 0x40).
+	a=$(awk -F'\t' '$3 == "main.hashLoop" { print $1 }' "$TMP/exe.ref")
+	first=$(XDG_CACHE_HOME=$TMP/gocache "$SYMADDR" -c "$TMP/gox/gox-bid" "$a" 2>/dev/null)
+	again=$(XDG_CACHE_HOME=$TMP/gocache "$SYMADDR" -c "$TMP/gox/gox-bid" "$a" 2>/dev/null)
+	if [ "$first" = "$a	main.hashLoop	80" ] && [ "$again" = "$a	main.hashLoop	c0" ]; then
+		pass "Go pclntab: names cached per build-id, flagged as Go's when read back"
+	else
+		fail "Go pclntab: cache" "first run: $first; second: $again"
+	fi
+fi

@@ -156,7 +156,8 @@ static int load_frame(struct prof_symbolizer *s, char **pp, char *end)
 	prof_sym_frame_push(s, prof_sym_cstr(s, f[3]), f[2][0] ? prof_sym_cstr(s, f[2]) : NULL,
 			    (unsigned)line,
 			    ((unsigned)flags & (PROF_FRAME_INLINED | PROF_FRAME_KERNEL |
-						PROF_FRAME_MINIDEBUG | PROF_FRAME_DEBUGFILE)) |
+						PROF_FRAME_MINIDEBUG | PROF_FRAME_DEBUGFILE |
+						PROF_FRAME_GOPCLNTAB)) |
 				    PROF_FRAME_CACHED);
 	*pp = nl + 1;
 	return 0;

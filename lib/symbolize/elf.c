@@ -347,6 +347,7 @@ static void add_syms_from(struct elfobj *o, Elf *e, size_t *cap)
 			o->syms[o->nsyms].name = name;
 			o->syms[o->nsyms].mini = e == o->melf;
 			o->syms[o->nsyms].debug = e == o->delf;
+			o->syms[o->nsyms].go = 0;
 			o->syms[o->nsyms].rank = (unsigned char)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
 				(sym.st_size ? 0 : 4) + (type == STT_NOTYPE ? PROF_SYM_RANK_LABEL : 0));
 			o->nsyms++;
@@ -445,6 +446,100 @@ static void add_minidebug_syms(struct elfobj *o, size_t *cap)
 		add_syms_from(o, o->melf, cap);
 }
 
+/* Whether [lo, hi) lies in one executable segment of e. */
+static int in_code(Elf *e, size_t nph, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    lo >= ph.p_vaddr && hi >= lo && hi - ph.p_vaddr <= ph.p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether p starts like a Go function table: a magic number of either byte order, quantum, pointer size. */
+static int go_magic(const unsigned char *p)
+{
+	static const unsigned char last[] = { 0xfb, 0xfa, 0xf0, 0xf1 };
+
+	if (p[4] || p[5] || (p[6] != 1 && p[6] != 2 && p[6] != 4) || (p[7] != 4 && p[7] != 8))
+		return 0;
+	if (p[0] == 0xff && p[1] == 0xff && p[2] == 0xff && memchr(last, p[3], sizeof(last)))
+		return 1;
+	return p[1] == 0xff && p[2] == 0xff && p[3] == 0xff && memchr(last, p[0], sizeof(last));
+}
+
+/*
+ * Go's function table in a file without section headers (removed by
+ * sstrip or a packer): the first 4-aligned place of a non-executable
+ * segment that parses as a table whose functions lie in an executable
+ * segment (64 candidates at most, a 1.18+ table with its text start in
+ * its header). Returns 0 with its bytes in *data, *len (to the segment's
+ * end), or -1.
+ */
+static int scan_go_table(Elf *e, const void **data, size_t *len)
+{
+	size_t fsize, nph, tries = 0;
+	const unsigned char *img = (const unsigned char *)elf_rawfile(e, &fsize);
+
+	if (!img || elf_getphdrnum(e, &nph) != 0)
+		return -1;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		uint64_t end;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & PF_X) ||
+		    ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)
+			continue;
+		end = ph.p_offset + ph.p_filesz;
+		for (uint64_t off = (ph.p_offset + 3) & ~(uint64_t)3; off + 16 <= end; off += 4) {
+			struct prof_gopcln t;
+			uint64_t entry, fend, last, lend;
+			const char *name;
+
+			if (!go_magic(img + off))
+				continue;
+			if (++tries > 64)
+				return -1;
+			if (prof_gopcln_parse(&t, img + off, end - off, 0) == 0 &&
+			    prof_gopcln_func(&t, 0, &entry, &fend, &name) == 0 &&
+			    prof_gopcln_func(&t, t.nfunc - 1, &last, &lend, &name) == 0 &&
+			    in_code(e, nph, entry, lend)) {
+				*data = img + off;
+				*len = end - off;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+/* o's functions from Go's function table, when its main file has one. */
+static void add_go_syms(struct prof_symbolizer *s, struct elfobj *o, size_t *cap)
+{
+	GElf_Shdr sh, text;
+	Elf_Scn *scn = find_section(o->elf, ".gopclntab", &sh);
+	Elf_Data *d;
+	const void *data;
+	size_t len, nsh;
+
+	/* a position-independent program keeps it among the data relocated at load */
+	if (!scn)
+		scn = find_section(o->elf, ".data.rel.ro.gopclntab", &sh);
+	if (!scn) {
+		if (elf_getshdrnum(o->elf, &nsh) == 0 && nsh == 0 && scan_go_table(o->elf, &data, &len) == 0)
+			prof_sym_go_syms(s, o, data, len, 0, cap);
+		return;
+	}
+	if (sh.sh_type == SHT_NOBITS || !(d = elf_rawdata(scn, NULL)) || !d->d_size)
+		return;
+	if (!find_section(o->elf, ".text", &text))
+		text.sh_addr = 0;
+	prof_sym_go_syms(s, o, d->d_buf, d->d_size, text.sh_addr, cap);
+}
+
 void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 {
 	size_t cap = 0;
@@ -459,9 +554,11 @@ void prof_sym_obj_load(struct prof_symbolizer *s, struct elfobj *o)
 			read_loads(o, o->delf);
 	}
 	if (o->elf) {
-		/* A debug file's .symtab holds all that MiniDebugInfo could. */
-		if (!o->delf && !has_section_type(o->elf, SHT_SYMTAB))
+		/* A debug file's .symtab holds all that MiniDebugInfo or Go's table could. */
+		if (!o->delf && !has_section_type(o->elf, SHT_SYMTAB)) {
 			add_minidebug_syms(o, &cap);
+			add_go_syms(s, o, &cap);
+		}
 		add_syms_from(o, o->elf, &cap);
 	}
 	prof_sym_sort(o->syms, &o->nsyms, 0);
@@ -474,6 +571,8 @@ void prof_sym_obj_shed(struct elfobj *o)
 	prof_sym_fde_release(o);
 	o->cfi_tried = 0;
 	free(o->syms);		/* their names point into the files */
+	free(o->go);		/* and so does Go's table */
+	o->go = NULL;
 	o->syms = NULL;
 	o->nsyms = 0;
 	o->loaded = 0;

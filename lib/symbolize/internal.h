@@ -31,6 +31,9 @@
  *                 the entry point's _start
  *   fde.c         .eh_frame FDEs: the start of the function of an
  *                 address no symbol covers (stripped code)
+ *   gopclntab.c   Go's function table (.gopclntab): the names, bounds
+ *                 and file:line of a Go program's functions, stripped
+ *                 or not
  *   plt.c         PLT stubs named "target@plt" from the relocations
  *   addr_cache.c  the frames of resolved addresses: the pool, the cache
  *                 (object, address) -> frames, interned strings,
@@ -78,6 +81,7 @@ struct sym {
 	unsigned char rank;	/* lower is better at equal addresses; see PROF_SYM_RANK_LABEL */
 	unsigned char mini;	/* from MiniDebugInfo */
 	unsigned char debug;	/* from the separate debug file */
+	unsigned char go;	/* from Go's function table (.gopclntab) */
 };
 
 /*
@@ -144,6 +148,7 @@ struct elfobj {
 	int cfa_init;
 	struct prof_hashmap cfa;	/* vaddr -> int32_t CFA = SP + value, -1: another rule */
 	size_t nfde;
+	struct prof_gopcln *go;	/* Go's function table, when it named the functions (gopclntab.c) */
 	uint64_t used_ns;	/* when an address missing from the cache was last resolved here */
 	int root;		/* where its file was opened: PROF_SYM_ROOT_OURS or a root index */
 	enum prof_sym_why why;	/* why its main file is not open, when it is not */
@@ -380,6 +385,70 @@ uint32_t prof_sym_vdso_obj(struct prof_symbolizer *s, uint64_t len);
  * not built in.
  */
 Elf *prof_sym_minidebug_open(const void *xz, size_t len, void **buf);
+
+/* ---- gopclntab.c ---- */
+
+/* The magic numbers of Go's function table, by the Go releases that wrote it. */
+#define PROF_GOPCLN_MAGIC_12 0xfffffffbu	/* Go 1.2 to 1.15 */
+#define PROF_GOPCLN_MAGIC_116 0xfffffffau	/* Go 1.16, 1.17 */
+#define PROF_GOPCLN_MAGIC_118 0xfffffff0u	/* Go 1.18, 1.19 */
+#define PROF_GOPCLN_MAGIC_120 0xfffffff1u	/* Go 1.20 and later */
+
+/*
+ * A parsed Go function table (pclntab): where its tables lie in the
+ * section's bytes p[0..len), which it points into (they must outlive it).
+ */
+struct prof_gopcln {
+	const unsigned char *p;
+	size_t len;
+	unsigned version;	/* 12, 116, 118 or 120, after the magic numbers above */
+	int big;		/* big-endian */
+	unsigned quantum;	/* the unit of pc deltas: 1 (x86), 4 (arm64) */
+	unsigned ptrsize, fsz;	/* pointer size; size of a functab field (4 from 1.18) */
+	uint64_t nfunc;
+	uint32_t nfiles;
+	uint64_t text;		/* added to functab's pcs (1.18+: they are offsets from it) */
+	uint64_t names, cutab, filetab, pctab, funcdata, functab;	/* offsets in p */
+	size_t last_nul;	/* strings are read only before this NUL */
+};
+
+/*
+ * Parse the table of a .gopclntab section's bytes data[0..len) into t;
+ * text: the program's text start (runtime.text, the .text section's
+ * address) where a 1.18+ header holds 0 (a position-independent program
+ * before relocation). Returns 0, or -1 when it is no table of a known
+ * version or its function table does not fit the bytes or its entries
+ * do not ascend.
+ */
+int prof_gopcln_parse(struct prof_gopcln *t, const void *data, size_t len, uint64_t text);
+
+/*
+ * Function i (< t->nfunc) of t: its entry, its end (the next entry) and
+ * its name (in the section's bytes, as Go spells it: "main.main",
+ * "sort.(*IntSlice).Less"). Returns 0, or -1 when its record or name
+ * lies outside the section.
+ */
+int prof_gopcln_func(const struct prof_gopcln *t, uint64_t i, uint64_t *entry, uint64_t *end,
+		     const char **name);
+
+/*
+ * The source position of pc from t's pcfile and pcln tables: *file in
+ * the section's bytes, *line >= 1. Returns 0, or -1 when no function
+ * holds pc or its tables say nothing for it (or are broken).
+ */
+int prof_gopcln_file_line(const struct prof_gopcln *t, uint64_t pc, const char **file,
+			  unsigned *line);
+
+/*
+ * Add to o's symbols (not sorted) one per function of Go's function
+ * table, the bytes data[0..len) of its main file's .gopclntab (text: the
+ * .text section's address, 0 if none), flagged go, and keep the table in
+ * o->go for file:line; nothing when the table is broken. Of two
+ * functions of one name (an assembly function and its ABI wrapper), the
+ * ABI0 one is named "NAME.abi0", as Go's linker names it in .symtab.
+ */
+void prof_sym_go_syms(struct prof_symbolizer *s, struct elfobj *o, const void *data, size_t len,
+		      uint64_t text, size_t *cap);
 
 /* ---- fde.c ---- */
 

@@ -91,6 +91,7 @@ static int parse_kallsyms(struct prof_symbolizer *s, size_t len)
 			s->ksyms[s->nksyms].end = 0;
 			s->ksyms[s->nksyms].mini = 0;
 			s->ksyms[s->nksyms].debug = 0;
+			s->ksyms[s->nksyms].go = 0;
 			s->ksyms[s->nksyms].rank = type == 'T' ? 0 : 1;
 			s->ksyms[s->nksyms].name = name;
 			s->nksyms++;

@@ -20,6 +20,8 @@ static enum prof_named named_by(unsigned flags)
 		return PROF_NAMED_CACHE;
 	if (flags & PROF_FRAME_MINIDEBUG)
 		return PROF_NAMED_MINIDEBUG;
+	if (flags & PROF_FRAME_GOPCLNTAB)
+		return PROF_NAMED_GOPCLNTAB;
 	if (flags & PROF_FRAME_DEBUGFILE)
 		return PROF_NAMED_DEBUGFILE;
 	return PROF_NAMED_SYMBOL;
@@ -102,10 +104,12 @@ int prof_symbolizer_naming_report(const struct prof_symbolizer *s, const char *u
 		return 0;
 	prof_warn("names: %d%% of %s by the files' own symbols, %d%% by separate debug files, "
 		  "%d%% from the symbol cache (names an earlier run found), %d%% by MiniDebugInfo, "
-		  "%d%% by function start only (.eh_frame, stripped code), %d%% unnamed",
+		  "%d%% by Go's pclntab, %d%% by function start only (.eh_frame, stripped code), "
+		  "%d%% unnamed",
 		  pct(s->named[PROF_NAMED_SYMBOL], total), unit,
 		  pct(s->named[PROF_NAMED_DEBUGFILE], total), pct(s->named[PROF_NAMED_CACHE], total),
-		  pct(s->named[PROF_NAMED_MINIDEBUG], total), pct(s->named[PROF_NAMED_FDE], total),
+		  pct(s->named[PROF_NAMED_MINIDEBUG], total), pct(s->named[PROF_NAMED_GOPCLNTAB], total),
+		  pct(s->named[PROF_NAMED_FDE], total),
 		  pct(s->named[PROF_NAMED_NONE], total));
 	lines++;
 	for (size_t i = 0; i < s->nobjs; i++) {

@@ -145,6 +145,7 @@ static void add_sym(struct elfobj *o, size_t *cap, uint64_t addr, uint64_t size,
 	o->syms[o->nsyms].rank = 3;	/* below any real symbol at the same address */
 	o->syms[o->nsyms].mini = 0;
 	o->syms[o->nsyms].debug = 0;
+	o->syms[o->nsyms].go = 0;
 	o->nsyms++;
 }
 

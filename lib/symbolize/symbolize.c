@@ -140,10 +140,18 @@ static size_t resolve_obj(struct prof_symbolizer *s, struct elfobj *o, uint64_t 
 	sym = prof_sym_find(o->syms, o->nsyms, pc);
 	if (sym) {
 		outer.name = prof_sym_demangle(s, sym->name);
-		flags = sym->mini ? PROF_FRAME_MINIDEBUG : sym->debug ? PROF_FRAME_DEBUGFILE : 0;
+		flags = sym->mini ? PROF_FRAME_MINIDEBUG : sym->debug ? PROF_FRAME_DEBUGFILE :
+			sym->go ? PROF_FRAME_GOPCLNTAB : 0;
 	}
 	if (s->opt.inlines || s->opt.lines)
 		prof_sym_dwarf_frames(s, o, pc, &outer);
+	if (sym && sym->go && s->opt.lines && !outer.file && o->go) {
+		const char *file;
+
+		/* a stripped Go program has no DWARF: its own table places pc */
+		if (prof_gopcln_file_line(o->go, pc, &file, &outer.line) == 0)
+			outer.file = prof_sym_cstr(s, file);
+	}
 	if (!outer.name) {
 		s->pool_len = start;
 		return 0;

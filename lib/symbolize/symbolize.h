@@ -28,6 +28,21 @@
  * the function symbols, as Fedora and RHEL ship) gets those symbols,
  * when liblzma was built in.
  *
+ * A Go program without .symtab (go build -ldflags="-s -w", the way Go
+ * programs ship) and without a debug file is named by Go's own function
+ * table, its .gopclntab section (.data.rel.ro.gopclntab when
+ * position-independent; in a file without section headers, the first
+ * place of its data segments that parses as a table of its code), which
+ * the Go runtime needs and stripping keeps
+ * (flag PROF_FRAME_GOPCLNTAB): every table Go wrote since 1.2 (the
+ * magic numbers 0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1). Names
+ * are spelt as .symtab spells them ("main.main",
+ * "sort.(*IntSlice).Less"; of an assembly function and its ABI wrapper,
+ * one is "NAME.abi0"), except an assembly function without a wrapper,
+ * which .symtab calls "NAME.abi0" and the table, Go's tracebacks and
+ * pprof "NAME". With opts.lines, file:line come from its pcfile and pcln
+ * tables; Go's inlined calls (its inline tree) are not unfolded.
+ *
  * Rust (legacy and v0) and C++ (Itanium ABI) names are demangled by
  * base/demangle.h (libiberty, as perf prints them; Rust without the hash
  * segment), unless opts.demangle is 0.
@@ -142,6 +157,7 @@ struct prof_frame {
 #define PROF_FRAME_MINIDEBUG 16u	/* named by a MiniDebugInfo (.gnu_debugdata) symbol */
 #define PROF_FRAME_DEBUGFILE 32u	/* named by a separate debug file (symbols or DWARF) */
 #define PROF_FRAME_CACHED 64u	/* read from the persistent cache (named by an earlier run) */
+#define PROF_FRAME_GOPCLNTAB 128u	/* named by Go's function table (.gopclntab) */
 
 /* Flags of prof_symbolize(). */
 #define PROF_SYM_RETURN 1u	/* addr is a return address: look up addr - 1 */
@@ -193,6 +209,7 @@ enum prof_named {
 	PROF_NAMED_DEBUGFILE,	/* a symbol (or DWARF) of its separate debug file */
 	PROF_NAMED_CACHE,	/* the persistent cache: a name an earlier run found */
 	PROF_NAMED_MINIDEBUG,	/* a MiniDebugInfo symbol */
+	PROF_NAMED_GOPCLNTAB,	/* Go's function table (.gopclntab) of a program without .symtab */
 	PROF_NAMED_FDE,		/* only its function's start, from .eh_frame */
 	PROF_NAMED_NONE,	/* nothing: "+0x", "[unknown]" */
 	PROF_NAMED_N

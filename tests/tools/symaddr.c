@@ -3,7 +3,7 @@
  * tests that compare its names with objdump's, llvm-dwarfdump's and
  * addr2line's.
  *
- *   symaddr [-c] FILE [VADDR...]
+ *   symaddr [-c] [-l] FILE [VADDR...]
  *
  * Each VADDR (hex, with or without 0x; read from standard input, one per
  * line, when none is given) is an address as nm and objdump print it.
@@ -14,7 +14,9 @@
  * folded stacks read), flags the innermost frame's PROF_FRAME_* in hex.
  * Each address is accounted as one sample (prof_symbolizer_account()),
  * and the naming report, if any, ends standard error. -c uses the
- * persistent cache (XDG_CACHE_HOME), off otherwise.
+ * persistent cache (XDG_CACHE_HOME), off otherwise. -l asks for
+ * file:line (opts.lines) and prints the innermost frame's as a fourth
+ * column, "FILE:LINE" (empty when none).
  * Exit 1 when FILE is no ELF file or an address is in no segment.
  */
 #include <limits.h>
@@ -28,6 +30,8 @@
 #include "symbolize/symbolize.h"
 
 #define BASE 0x555555554000ull
+
+static int lines;
 
 static int one(struct prof_symbolizer *s, struct prof_addrspace *as,
 	       const struct prof_elfcode *c, const char *arg)
@@ -47,7 +51,12 @@ static int one(struct prof_symbolizer *s, struct prof_addrspace *as,
 	printf("%llx\t", (unsigned long long)vaddr);
 	for (size_t i = n; i-- > 0;)
 		printf("%s%s", fr[i].name, i ? ";" : "");
-	printf("\t%x\n", n ? fr[0].flags : 0);
+	printf("\t%x", n ? fr[0].flags : 0);
+	if (lines && n && fr[0].file)
+		printf("\t%s:%u", fr[0].file, fr[0].line);
+	else if (lines)
+		printf("\t");
+	printf("\n");
 	return 0;
 }
 
@@ -57,17 +66,21 @@ int main(int argc, char **argv)
 	struct prof_addrspace *as;
 	struct prof_elfcode *c;
 	struct prof_map m;
+	struct prof_sym_options opts;
 	char err[256], line[128], *path;
 	int rc = 0, cache = 0;
 
 	prof_set_progname(argv[0]);
-	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
-		cache = 1;
+	while (argc > 1 && (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "-l") == 0)) {
+		if (argv[1][1] == 'c')
+			cache = 1;
+		else
+			lines = 1;
 		argv++;
 		argc--;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: symaddr [-c] FILE [VADDR...]\n");
+		fprintf(stderr, "usage: symaddr [-c] [-l] FILE [VADDR...]\n");
 		return 2;
 	}
 	/* The symbolizer takes only absolute paths for files (others are pseudo-mappings). */
@@ -81,7 +94,9 @@ int main(int argc, char **argv)
 	}
 	if (!cache)
 		setenv("PROFTOOLS_NO_CACHE", "1", 1);
-	s = prof_symbolizer_new(NULL);
+	prof_sym_options_init(&opts);
+	opts.lines = lines;
+	s = prof_symbolizer_new(&opts);
 	as = prof_addrspace_new(s, 0);
 	memset(&m, 0, sizeof(m));
 	m.start = BASE;

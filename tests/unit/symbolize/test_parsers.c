@@ -130,11 +130,11 @@ int main(void)
 	}
 	TEST("symbol table: best name per address, sizes, lookup") {
 		struct sym t[] = {
-			{ 0x300, 0, 0, "last", 0, 0, 0 },
-			{ 0x100, 0x10, 0, "__weak_alias", 1, 0, 0 },
-			{ 0x100, 0x10, 0, "_alias", 0, 0, 0 },
-			{ 0x100, 0x10, 0, "public", 0, 0, 0 },
-			{ 0x200, 0, 0, "local", 2, 0, 0 },
+			{ 0x300, 0, 0, "last", 0, 0, 0, 0 },
+			{ 0x100, 0x10, 0, "__weak_alias", 1, 0, 0, 0 },
+			{ 0x100, 0x10, 0, "_alias", 0, 0, 0, 0 },
+			{ 0x100, 0x10, 0, "public", 0, 0, 0, 0 },
+			{ 0x200, 0, 0, "local", 2, 0, 0, 0 },
 		};
 		size_t n = 5;
 
@@ -156,8 +156,8 @@ int main(void)
 	TEST("symbol table: a size-0 symbol stops at the end of its section") {
 		/* _init (.init, no size) is followed by .plt's stubs: not its code */
 		struct sym t[] = {
-			{ 0x1000, 0, 0x101b, "_init", 0, 0, 0 },
-			{ 0x1030, 0x10, 0, "printf@plt", 3, 0, 0 },
+			{ 0x1000, 0, 0x101b, "_init", 0, 0, 0, 0 },
+			{ 0x1030, 0x10, 0, "printf@plt", 3, 0, 0, 0 },
 		};
 		size_t n = 2;
 
@@ -168,9 +168,9 @@ int main(void)
 	}
 	TEST("symbol table: presorted keeps the first of an address") {
 		struct sym t[] = {
-			{ 0x100, 0, 0, "first", 1, 0, 0 },
-			{ 0x100, 0, 0, "second", 0, 0, 0 },
-			{ 0x180, 0, 0, "next", 0, 0, 0 },
+			{ 0x100, 0, 0, "first", 1, 0, 0, 0 },
+			{ 0x100, 0, 0, "second", 0, 0, 0, 0 },
+			{ 0x180, 0, 0, "next", 0, 0, 0, 0 },
 		};
 		size_t n = 3;
 
