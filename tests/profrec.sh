@@ -1356,6 +1356,7 @@ if [ -n "$ns_why" ]; then
 	skip "mount namespace: the binary only it has is named" "$ns_why"
 	skip "mount namespace: names from its file, not the one at that path here" "$ns_why"
 	skip "mount namespace: -p PID" "$ns_why"
+	skip "mount namespace: --call-graph dwarf stacks whole" "$ns_why"
 else
 	cp "$TMP/wl" "$TMP/ns-app"
 	run "$P" -o "$TMP/ns.tsv" -- "$TMP/in_ns" -s $SHORT split
@@ -1388,6 +1389,15 @@ EOC
 		rm -f "$TMP/ctr/app"
 	else
 		fail "mount namespace: names from its file, not the one at that path here" "cannot build the decoy"
+	fi
+	# --call-graph dwarf: the unwinder reads the CFI of the namespace's file too
+	cp "$TMP/wlo" "$TMP/ns-app"
+	run "$P" --call-graph dwarf -o "$TMP/nsw.tsv" -- "$TMP/in_ns" -s $SHORT split
+	whole=$(stacks "$TMP/nsw.tsv" | grep -c 'main;split;leaf_[ab]')
+	if [ "$STATUS" = 0 ] && [ "$whole" -ge 50 ]; then
+		pass "mount namespace: --call-graph dwarf stacks whole ($whole main;split;leaf_a/b)"
+	else
+		fail "mount namespace: --call-graph dwarf stacks whole" "exit $STATUS, $whole whole: $(stacks "$TMP/nsw.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 2 | tr '\n' '|')"
 	fi
 	# -p: a process started in its namespace before profrec
 	cp "$TMP/wl" "$TMP/ns-app"

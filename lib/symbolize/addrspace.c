@@ -3,6 +3,7 @@
  * and disjoint, as MMAP2 records or a /proc/PID/maps file give them; each
  * mapping remembers its ELF object once looked up (internal.h).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,17 @@ void prof_addrspace_live(struct prof_addrspace *as)
 		return;
 	as->live = 1;
 	as->root = prof_sym_root_of(as->s, as->pid, PROF_SYM_ROOT_OURS, &as->nspid);
+}
+
+int prof_addrspace_open(const struct prof_addrspace *as, const char *path, char *err,
+			size_t errlen)
+{
+	if (as->root == PROF_SYM_ROOT_GONE) {
+		snprintf(err, errlen, "its process, in another mount namespace, is gone");
+		errno = ENOENT;
+		return -1;
+	}
+	return prof_sym_root_open(as->s, as->root, path, err, errlen);
 }
 
 void prof_addrspace_free(struct prof_addrspace *as)

@@ -17,7 +17,6 @@
 #include "symbolize/dwarf_unwind.h"
 #include "symbolize/internal.h"
 #include "base/xalloc.h"
-#include "io/input.h"
 
 #define NFILES 32
 
@@ -53,7 +52,7 @@ struct prof_unwinder {
 	uint32_t last_set;		/* bit r: last[r] is known */
 	uint64_t restart[R_COUNT];	/* the registers a continued walk starts from */
 	/* files read by memory_read (text and read-only data) */
-	struct { const char *path; int fd; unsigned long used; } files[NFILES];
+	struct { const char *path; const struct prof_addrspace *as; int fd; unsigned long used; } files[NFILES];
 	unsigned long tick;
 };
 
@@ -99,6 +98,13 @@ void prof_unwinder_free(struct prof_unwinder *u)
 
 void prof_unwinder_forget(struct prof_unwinder *u, const struct prof_addrspace *as)
 {
+	/* its files were opened as its process saw them: another's path may be another file */
+	for (int i = 0; i < NFILES; i++)
+		if (u->files[i].fd >= 0 && u->files[i].as == as) {
+			close(u->files[i].fd);
+			u->files[i].fd = -1;
+			u->files[i].used = 0;
+		}
 	for (size_t i = 0; i < u->nsess; i++) {
 		if (u->sess[i].as != as)
 			continue;
@@ -137,7 +143,7 @@ static int file_fd(struct prof_unwinder *u, const char *path)
 
 	u->tick++;
 	for (int i = 0; i < NFILES; i++) {
-		if (u->files[i].fd >= 0 && u->files[i].path == path) {
+		if (u->files[i].fd >= 0 && u->files[i].path == path && u->files[i].as == u->as) {
 			u->files[i].used = u->tick;
 			return u->files[i].fd;
 		}
@@ -147,7 +153,8 @@ static int file_fd(struct prof_unwinder *u, const char *path)
 	if (u->files[victim].fd >= 0)
 		close(u->files[victim].fd);
 	u->files[victim].path = path;	/* interned by the symbolizer: compared by pointer */
-	u->files[victim].fd = prof_open_regular(path, err, sizeof(err));
+	u->files[victim].as = u->as;
+	u->files[victim].fd = prof_addrspace_open(u->as, path, err, sizeof(err));
 	u->files[victim].used = u->tick;
 	return u->files[victim].fd;
 }
@@ -217,10 +224,11 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
  * permission to execute (the only mappings reported here), and among
  * several candidates the one whose first page is the mapping's wins.
  */
-static int map_bias(const struct prof_map *m, Dwarf_Addr *bias, int *is_exec_type)
+static int map_bias(const struct prof_addrspace *as, const struct prof_map *m, Dwarf_Addr *bias,
+		    int *is_exec_type)
 {
 	char err[128];
-	int fd = prof_open_regular(m->path, err, sizeof(err)), rc = -1;
+	int fd = prof_addrspace_open(as, m->path, err, sizeof(err)), rc = -1;
 	uint64_t pmask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
 	Elf *e;
 	size_t nph;
@@ -276,15 +284,23 @@ static void session_build(struct prof_unwinder *u, struct session *s, struct pro
 		Dwarf_Addr bias = 0;
 		int exec_type = 0;
 		const char *base;
+		char err[128];
+		int fd;
 
 		if (!(m->prot & PROT_EXEC) || m->path[0] != '/' || m->path == last)
 			continue;
-		if (map_bias(m, &bias, &exec_type) != 0)
+		if (map_bias(as, m, &bias, &exec_type) != 0)
 			continue;
 		last = m->path;
 		base = strrchr(m->path, '/') + 1;
-		/* add_p_vaddr: base is the bias itself. Overlaps are refused by libdwfl. */
-		dwfl_report_elf(s->dwfl, base, m->path, -1, exec_type ? 0 : bias, true);
+		/*
+		 * add_p_vaddr: base is the bias itself. Overlaps are refused by
+		 * libdwfl. The file as the process sees it (a container's): the
+		 * descriptor is libdwfl's once the module is reported.
+		 */
+		fd = prof_addrspace_open(as, m->path, err, sizeof(err));
+		if (fd >= 0 && !dwfl_report_elf(s->dwfl, base, m->path, fd, exec_type ? 0 : bias, true))
+			close(fd);
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (dwfl_attach_state(s->dwfl, NULL, prof_addrspace_pid(as) > 0 ? prof_addrspace_pid(as) : 1,

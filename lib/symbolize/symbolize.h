@@ -279,6 +279,16 @@ struct prof_addrspace *prof_addrspace_new(struct prof_symbolizer *s, pid_t pid);
  */
 void prof_addrspace_live(struct prof_addrspace *as);
 
+/*
+ * Open path, a file of as's mappings, as its process sees it (through
+ * its root: prof_addrspace_live()), read-only, a regular file only.
+ * Returns the descriptor, or -1 with why in err[0..errlen) (also when
+ * its process was in another namespace and gone before its root could
+ * be opened: the file at that path here may be another one).
+ */
+int prof_addrspace_open(const struct prof_addrspace *as, const char *path, char *err,
+			size_t errlen);
+
 /* Free it (NULL ignored). */
 void prof_addrspace_free(struct prof_addrspace *as);
 
