@@ -1339,13 +1339,15 @@ elif ! have unshare; then ns_why="unshare not installed (package util-linux)"
 elif ! unshare -m --propagation private sh -c "mount -t tmpfs tmpfs '$TMP/ctr'" 2>"$TMP/ns.err"; then
 	ns_why="unshare -m and a tmpfs mount refused here: $(head -c 120 "$TMP/ns.err")"
 fi
-# $TMP/in_ns ARGS...: run $TMP/ns-app ARGS... as $TMP/ctr/app, a path that
-# exists only inside a new mount namespace (the same pid throughout).
+# $TMP/in_ns ARGS...: run $TMP/ns/app ARGS... as $TMP/ctr/app, a path that
+# exists only inside a new mount namespace (the same pid throughout), with
+# the other files of $TMP/ns beside it.
 cat >"$TMP/in_ns" <<EOS
 #!/bin/sh
-exec unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs "\$0" && cp "\$1" "\$0/app" && shift && exec "\$0/app" "\$@"' \\
-	"$TMP/ctr" "$TMP/ns-app" "\$@"
+exec unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs "\$0" && cp "\$1"/* "\$0/" && shift && exec "\$0/app" "\$@"' \\
+	"$TMP/ctr" "$TMP/ns" "\$@"
 EOS
+mkdir -p "$TMP/ns"
 chmod +x "$TMP/in_ns"
 # leaves FILE PATTERN: samples whose innermost user frame matches PATTERN.
 leaves() {
@@ -1357,8 +1359,9 @@ if [ -n "$ns_why" ]; then
 	skip "mount namespace: names from its file, not the one at that path here" "$ns_why"
 	skip "mount namespace: -p PID" "$ns_why"
 	skip "mount namespace: --call-graph dwarf stacks whole" "$ns_why"
+	skip "mount namespace: its debug file, found under its root" "$ns_why"
 else
-	cp "$TMP/wl" "$TMP/ns-app"
+	cp "$TMP/wl" "$TMP/ns/app"
 	run "$P" -o "$TMP/ns.tsv" -- "$TMP/in_ns" -s $SHORT split
 	named=$(leaves "$TMP/ns.tsv" '^leaf_[ab]$') unnamed=$(leaves "$TMP/ns.tsv" '^app\+0x')
 	if [ "$STATUS" = 0 ] && [ "$named" -ge 50 ] && [ "$unnamed" = 0 ]; then
@@ -1377,7 +1380,7 @@ int main(int argc, char **argv) { (void)argv; return decoy_other(argc); }
 EOC
 	if $CC -O1 -g -o "$TMP/decoy" "$TMP/decoy.c" &&
 		objcopy --remove-section .note.gnu.build-id "$TMP/decoy" &&
-		objcopy --remove-section .note.gnu.build-id "$TMP/wl" "$TMP/ns-app" &&
+		objcopy --remove-section .note.gnu.build-id "$TMP/wl" "$TMP/ns/app" &&
 		cp "$TMP/decoy" "$TMP/ctr/app"; then
 		PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nsd.tsv" -- "$TMP/in_ns" -s $SHORT split
 		named=$(leaves "$TMP/nsd.tsv" '^leaf_[ab]$') decoy=$(stacks "$TMP/nsd.tsv" | grep -c 'decoy')
@@ -1391,7 +1394,7 @@ EOC
 		fail "mount namespace: names from its file, not the one at that path here" "cannot build the decoy"
 	fi
 	# --call-graph dwarf: the unwinder reads the CFI of the namespace's file too
-	cp "$TMP/wlo" "$TMP/ns-app"
+	cp "$TMP/wlo" "$TMP/ns/app"
 	run "$P" --call-graph dwarf -o "$TMP/nsw.tsv" -- "$TMP/in_ns" -s $SHORT split
 	whole=$(stacks "$TMP/nsw.tsv" | grep -c 'main;split;leaf_[ab]')
 	if [ "$STATUS" = 0 ] && [ "$whole" -ge 50 ]; then
@@ -1399,8 +1402,19 @@ EOC
 	else
 		fail "mount namespace: --call-graph dwarf stacks whole" "exit $STATUS, $whole whole: $(stacks "$TMP/nsw.tsv" | cut -f6 | sort | uniq -c | sort -rn | head -n 2 | tr '\n' '|')"
 	fi
+	# a stripped binary whose debug file (.gnu_debuglink) lies beside it, in
+	# the namespace only (the symbol cache off: it knows this build-id)
+	cp "$TMP/wls" "$TMP/ns/app" && cp "$TMP/wls.debug" "$TMP/ns/"
+	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nsg.tsv" -- "$TMP/in_ns" -s $SHORT split
+	rm -f "$TMP/ns/wls.debug"
+	named=$(leaves "$TMP/nsg.tsv" '^leaf_[ab]$')
+	if [ "$STATUS" = 0 ] && [ "$named" -ge 50 ]; then
+		pass "mount namespace: its debug file, found under its root ($named leaf_a/leaf_b)"
+	else
+		fail "mount namespace: its debug file, found under its root" "exit $STATUS, $named named: $(head -c 300 "$TMP/stderr")"
+	fi
 	# -p: a process started in its namespace before profrec
-	cp "$TMP/wl" "$TMP/ns-app"
+	cp "$TMP/wl" "$TMP/ns/app"
 	"$TMP/in_ns" forever &
 	nsp=$!
 	_i=0
@@ -1428,6 +1442,8 @@ elif ! unshare -m -p -f --propagation private true 2>/dev/null; then
 	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "unshare -p refused here"
 else
 	run "$P" -o "$TMP/nsj.tsv" -- unshare -m -p -f --propagation private "$TMP/wl" -s $SHORT jit
+	# not the map of a process of the recording as profrec names them: kept
+	assert "pid namespace: profrec removes no map its process did not write" test -f /tmp/perf-1.map
 	rm -f /tmp/perf-1.map
 	n=$(leaves "$TMP/nsj.tsv" '^jitted_loop$')
 	if [ "$STATUS" = 0 ] && [ "$n" -ge 50 ]; then pass "pid namespace: JIT code named from /tmp/perf-NSPID.map ($n)"
