@@ -93,6 +93,7 @@ fi
 if [ -n "$ns_why" ]; then
 	skip "mount namespace: --python" "$ns_why"
 	skip "mount namespace: --python -p" "$ns_why"
+	skip "mount namespace: --python --native" "$ns_why"
 else
 	cat >"$TMP/pyns" <<EOS
 #!/bin/sh
@@ -105,6 +106,14 @@ EOS
 		pass "mount namespace: --python"
 	else
 		fail "mount namespace: --python" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+	fi
+	# --native: the interpreter's C frames named from the namespace's libpython
+	run "$P" --python --native --folded -o "$TMP/pynn.folded" -- "$TMP/pyns" "$TMP/split.py" 0.5
+	if [ "$STATUS" = 0 ] && grep -q ';py::leaf_a ([^)]*);[A-Za-z_]' "$TMP/pynn.folded" &&
+		! grep -Eq '(libpython|python)3[^;]*\+0x' "$TMP/pynn.folded"; then
+		pass "mount namespace: --python --native"
+	else
+		fail "mount namespace: --python --native" "exit $STATUS: $(grep -Eo '[^;]*\+0x[^;]*' "$TMP/pynn.folded" | head -n 3 | tr '\n' ' ')$(head -c 300 "$TMP/stderr")"
 	fi
 	"$TMP/pyns" "$TMP/split.py" 3 &
 	pypid=$!
