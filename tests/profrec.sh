@@ -1449,3 +1449,24 @@ else
 	if [ "$STATUS" = 0 ] && [ "$n" -ge 50 ]; then pass "pid namespace: JIT code named from /tmp/perf-NSPID.map ($n)"
 	else fail "pid namespace: JIT code named from /tmp/perf-NSPID.map" "exit $STATUS, $n samples: $(head -c 300 "$TMP/stderr")"; fi
 fi
+
+# ---- a chroot: the same mount namespace, another root ----
+# The static program maps /proftest-chroot-app, a path of its root only.
+mkdir -p "$TMP/chroot"
+if [ "$(id -u)" != 0 ]; then
+	skip "chroot: its program named through its root" "needs root (chroot)"
+elif [ -e /proftest-chroot-app ]; then
+	skip "chroot: its program named through its root" "/proftest-chroot-app exists here"
+elif ! $CC -O1 -g -fno-omit-frame-pointer -static -pthread -o "$TMP/chroot/proftest-chroot-app" "$WL_SRC" -ldl 2>/dev/null; then
+	skip "chroot: its program named through its root" "no static C library to build a program that runs alone in it"
+elif ! have chroot; then
+	skip "chroot: its program named through its root" "chroot not installed (package coreutils)"
+else
+	run "$P" -o "$TMP/chr.tsv" -- chroot "$TMP/chroot" /proftest-chroot-app -s $SHORT split
+	named=$(leaves "$TMP/chr.tsv" '^leaf_[ab]$') unnamed=$(leaves "$TMP/chr.tsv" '\+0x')
+	if [ "$STATUS" = 0 ] && [ "$named" -ge 50 ] && [ "$unnamed" = 0 ]; then
+		pass "chroot: its program named through its root ($named leaf_a/leaf_b)"
+	else
+		fail "chroot: its program named through its root" "exit $STATUS, $named named, $unnamed +0x: $(head -c 300 "$TMP/stderr")"
+	fi
+fi
