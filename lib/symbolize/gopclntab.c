@@ -256,7 +256,7 @@ static int pcvalue(const struct prof_gopcln *t, uint32_t tab, uint64_t entry, ui
 		   int32_t *val)
 {
 	uint64_t off = t->pctab + tab, at = entry;
-	int32_t v = -1;
+	uint32_t v = UINT32_MAX;	/* -1; unsigned: a broken table's deltas wrap as Go's int32 do */
 
 	if (!tab)
 		return -1;
@@ -266,10 +266,10 @@ static int pcvalue(const struct prof_gopcln *t, uint32_t tab, uint64_t entry, ui
 
 		if (varint(t, &off, &uv) != 0 || (uv == 0 && !first) || varint(t, &off, &pcd) != 0)
 			return -1;
-		v += (uv & 1) ? (int32_t)~(uv >> 1) : (int32_t)(uv >> 1);
+		v += (uv & 1) ? ~(uv >> 1) : uv >> 1;
 		at += (uint64_t)pcd * t->quantum;
 		if (pc < at) {
-			*val = v;
+			*val = (int32_t)v;
 			return 0;
 		}
 	}
