@@ -95,7 +95,8 @@
  * are in symbolize/internal.h, which says what each file holds):
  * symbolize.c (this entry point), addrspace.c (mappings), elf.c (ELF
  * objects, symbol tables, debug files), dwarf.c (inlines, file:line),
- * kernel.c (kallsyms), jitmap.c (perf maps), disk_cache.c (the
+ * kernel.c (kallsyms), jitmap.c (perf maps), procroot.c (containers:
+ * files opened through /proc/PID/root), disk_cache.c (the
  * persistent caches), addr_cache.c (resolved frames in memory,
  * demangled names), plt.c (PLT stubs), vdso.c (the vDSO), symtab.c (sorted tables, the bisection);
  * dwarf_unwind.h, apart, unwinds copied user stacks.
