@@ -290,7 +290,7 @@ demo: deps
 	@./scripts/demo.sh $(BINDIR)
 
 # Benchmarks against the reference tools (not tests: timings, noisy).
-BENCHES := fold flame heatmap rec heap symbolize gpu host compress cmp report load rotate python
+BENCHES := fold flame heatmap rec heap symbolize gopclntab gpu host compress cmp report load rotate python
 bench: tests-build
 	@./scripts/install-deps.sh --bench
 	@failed=; for b in $(BENCHES); do echo "== tests/bench/$$b.sh"; \

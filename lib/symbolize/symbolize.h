@@ -41,7 +41,9 @@
  * one is "NAME.abi0"), except an assembly function without a wrapper,
  * which .symtab calls "NAME.abi0" and the table, Go's tracebacks and
  * pprof "NAME". With opts.lines, file:line come from its pcfile and pcln
- * tables; Go's inlined calls (its inline tree) are not unfolded.
+ * tables: the innermost position, in an inlined call's own file, as go
+ * tool addr2line gives it; Go's inlined calls (its inline tree) are not
+ * unfolded into frames.
  *
  * Rust (legacy and v0) and C++ (Itanium ABI) names are demangled by
  * base/demangle.h (libiberty, as perf prints them; Rust without the hash
