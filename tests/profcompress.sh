@@ -380,7 +380,10 @@ else
 		fail "progress on a terminal's stderr" "$(od -c "$TMP/tty.out" | head -n 5 | tr '\n' '|')"
 	fi
 	run "$P" -t $T -e lz4/zstd:1 "$TMP/text"
-	check "no progress when stderr is a pipe" 0 "" cat "$TMP/stderr"
+	# (the busy machine's "flagged suspect" note is a message, not progress;
+	# a copy: check's own run replaces $TMP/stderr before reading it)
+	sed '/flagged suspect/d' "$TMP/stderr" >"$TMP/pipe.err"
+	check "no progress when stderr is a pipe" 0 "" cat "$TMP/pipe.err"
 	$ONTTY 72 2 "$P" -q -t $T -e lz4 -o "$TMP/res.tsv" "$TMP/text" >"$TMP/tty.out" 2>/dev/null
 	check "no progress with -q" 0 "" cat "$TMP/tty.out"
 	big="$TMP/an-input-with-a-name-far-too-long-for-the-terminal.txt"
