@@ -28,7 +28,7 @@
 #include "symbolize/binary_info.h"
 
 #define SYNOPSIS "profheap [-fkqv] [-i interval] [-o dir] [-r report] [--output-format fmt] [-S file] " \
-	"[-s bytes] [-u fp|dwarf] [--no-demangle] [--no-follow-fork] command [arg ...]"
+	"[-s bytes] [-u fp|dwarf] [--no-demangle] [--no-follow-fork] [--python] command [arg ...]"
 
 static const char help_text[] =
 	"usage: " SYNOPSIS "\n"
@@ -41,6 +41,8 @@ static const char help_text[] =
 	"      --no-demangle      keep C++ and Rust names mangled, as the binary has them\n"
 	"      --no-follow-fork   profile only the command's own process, no children\n"
 	"  -o, --output DIR       output directory (default profheap.PID)\n"
+	"      --python           a CPython's Python frames in its stacks (3.9 to 3.13),\n"
+	"                         with PYTHONMALLOC=malloc unless PYTHONMALLOC is set\n"
 	"  -q, --quiet            no leak report or summary on stderr\n"
 	"  -r, --report WHAT      write folded stacks of WHAT to stdout:\n"
 	"                         alloc, count, leak, peak or temp\n"
@@ -61,7 +63,7 @@ static const char help_text[] =
 struct opts {
 	int report;		/* enum prof_heap_column, or -1: none */
 	int pprof;		/* --output-format pprof */
-	int fail_on_leak, keep, dwarf, follow_fork, no_demangle;
+	int fail_on_leak, keep, dwarf, follow_fork, no_demangle, python;
 	double interval_s;
 	uint64_t sample;
 	const char *dir;	/* -o, or NULL: a private directory */
@@ -91,6 +93,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		{ "no-follow-fork", no_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-format", required_argument, NULL, 'P' },
+		{ "python", no_argument, NULL, 'Y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "sample", required_argument, NULL, 's' },
@@ -130,6 +133,9 @@ static int parse_options(int argc, char **argv, struct opts *o)
 			if (strcmp(optarg, "pprof") && strcmp(optarg, "folded"))
 				prof_usage_error(SYNOPSIS, "bad output format '%s' (folded or pprof)", optarg);
 			o->pprof = !strcmp(optarg, "pprof");
+			break;
+		case 'Y':
+			o->python = 1;
 			break;
 		case 'q':
 			prof_verbosity = 0;
@@ -351,8 +357,11 @@ int main(int argc, char **argv)
 	launch = (struct prof_heap_launch){
 		.shim = shim, .dir = d.path, .run_id = prof_now_ns() ^ ((uint64_t)getpid() << 40),
 		.interval_ns = (uint64_t)(o.interval_s * 1e9 + 0.5), .sample = o.sample,
-		.dwarf = o.dwarf, .follow_fork = o.follow_fork,
+		.dwarf = o.dwarf, .follow_fork = o.follow_fork, .python = o.python,
 	};
+	if (o.python && !prof_heap_env_has_pythonmalloc(environ))
+		prof_info(1, "--python: PYTHONMALLOC=malloc, so that Python's small objects (pymalloc's "
+			  "own arenas) are seen; set PYTHONMALLOC to keep another allocator");
 	failed = xasprintf("%s/run-%llu.failed", d.path, (unsigned long long)launch.run_id);
 	launch.failed = failed;
 	if (prof_heap_failed_create(failed) < 0) {
@@ -375,6 +384,14 @@ int main(int argc, char **argv)
 	unlink(failed);
 	free(failed);
 	failed = NULL;
+	if (o.python && tot.python_unsupported) {
+		prof_warn("--python: a CPython of a version it does not support ran (see above): "
+			  "its stacks are native only");
+		if (status == 0)
+			status = PROF_EXIT_FAIL;
+	} else if (o.python && !tot.python && tot.files) {
+		prof_warn("--python: no CPython ran in the profiled processes: native stacks only");
+	}
 	prof_heap_totals_report(&tot);
 	if (d.temp && o.keep && outdir_keep(&d, pid) < 0 && status == 0)
 		status = PROF_EXIT_FAIL;

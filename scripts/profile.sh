@@ -43,10 +43,12 @@ Options:
                           memory: profheap --unwind dwarf
       --unwind=fp|dwarf   frame pointers (default) or DWARF stacks (also spelt
                           --call-graph=fp|dwarf, as the recorders' hints say)
-      --python            cpu: the command's Python stacks (profrec --python), the
+      --python            cpu: the command's Python stacks (profrec --python);
+                          memory: allocations under their Python frames
+                          (profheap --python, PYTHONMALLOC=malloc); the
                           default when the command is a CPython (python3, a
                           pyenv shim, a script whose #! line names python)
-      --no-python         cpu: native stacks, even of a CPython
+      --no-python         cpu, memory: native stacks, even of a CPython
       --native            cpu: the Python stacks merged into the native stack, the
                           C code a Python function calls under it (profrec
                           --python --native, as py-spy --native); 99 samples/s
@@ -505,8 +507,16 @@ heap_bytes() {
 }
 
 mode_memory() {
+	_py=
+	# as cpu mode's --python: a CPython's allocations under its Python frames
+	if [ "$PYTHON" = yes ] || { [ "$PYTHON" = auto ] && is_cpython "$1"; }; then
+		_py=--python
+		meta memory_stacks python
+		[ "$PYTHON" = yes ] ||
+			say "memory: $1 runs a CPython: its allocations are attributed to its Python frames (profheap --python, PYTHONMALLOC=malloc; --no-python: native stacks)"
+	fi
 	say "memory: recording $*"
-	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -u "$UNWIND" -o "$OUT/memory.d" -- "$@"
+	run_tee "$OUT/memory.log" profheap "$(tool profheap)" -u "$UNWIND" $_py -o "$OUT/memory.d" -- "$@"
 	meta memory_wall_s "$WALL"
 	dwarf_hint memory "$OUT/memory.log"
 	set -- "$OUT"/memory.d/*.alloc.folded

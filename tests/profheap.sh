@@ -1045,3 +1045,110 @@ if cc -O0 -g -o "$TMP/peakt" "$TESTS/data/heap-peak.c"; then
 		fail "peak_ns: when the heap left its peak" "exit $STATUS, peak_ns '${pk:-none}' (0.3 s to 2 s expected)"
 	fi
 fi
+
+# ---- --python: the allocating thread's Python frames (issue 26)
+cat >"$TMP/grow.py" <<'PYEOF'
+keep = []
+def grow_big():
+    for i in range(200):
+        keep.append(bytearray(100000))
+def churn():
+    n = 0
+    for i in range(20000):
+        l = [i, i + 1, i + 2]
+        n += len(l)
+    return n
+def outer():
+    grow_big()
+    churn()
+outer()
+PYEOF
+cat >"$TMP/threads.py" <<'PYEOF'
+import threading
+keep = []
+def worker_a():
+    for i in range(100):
+        keep.append(bytearray(50000))
+def worker_b():
+    for i in range(100):
+        keep.append(bytes(30000))
+ta = threading.Thread(target=worker_a)
+tb = threading.Thread(target=worker_b)
+ta.start(); tb.start(); ta.join(); tb.join()
+PYEOF
+# sum_of FILE REGEX: the weights of FILE's stacks matching REGEX
+sum_of() {
+	awk -v re="$2" '!/^#/ && $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1" 2>/dev/null
+}
+pythons=
+for v in 3.9 3.10 3.11 3.12 3.13; do
+	for exe in /root/.pyenv/versions/$v.*/bin/python$v; do
+		[ -x "$exe" ] && pythons="$pythons $exe" && break
+	done
+done
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info < (3, 9) or sys.version_info >= (3, 14))' &&
+	pythons="$pythons /usr/bin/python3"
+if [ -z "$pythons" ]; then
+	skip "--python" "no CPython 3.9 to 3.13 (pyenv: /root/.pyenv/versions/3.*, /usr/bin/python3)"
+fi
+for py in $pythons; do
+	v=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+	rm -rf "$TMP/py.d"
+	run env -u PYTHONMALLOC "$P" --python -o "$TMP/py.d" -- "$py" "$TMP/grow.py"
+	pk=$(cat "$TMP"/py.d/*.peak.folded 2>/dev/null)
+	printf '%s\n' "$pk" >"$TMP/py.peak"
+	# 200 bytearrays of 100 kB kept: grow_big's, under outer and <module>
+	big=$(sum_of "$TMP/py.peak" '^py::<module> \([^)]*grow\.py:1\);py::outer \([^)]*grow\.py:11\);py::grow_big \([^)]*grow\.py:2\);')
+	churn_peak=$(sum_of "$TMP/py.peak" 'py::churn ')
+	churn_n=$(sum_of "$(ls "$TMP"/py.d/*.count.folded 2>/dev/null | head -n 1)" \
+		'^py::<module> \([^)]*grow\.py:1\);py::outer \([^)]*grow\.py:11\);py::churn \([^)]*grow\.py:5\);')
+	if [ "$STATUS" = 0 ] && [ "${big:-0}" -ge 20000000 ] && [ "$big" -le 20500000 ] &&
+	   [ "${churn_n:-0}" -ge 20000 ] && [ "${churn_peak:-0}" -lt 4096 ] &&
+	   head -n 1 "$TMP/py.peak" | grep -q " python=$v pythonmalloc=malloc\$" &&
+	   grep -q 'PYTHONMALLOC=malloc' "$TMP/stderr"; then
+		pass "--python, Python $v: py::grow_big holds $big bytes at the peak; py::churn made $churn_n allocations, $churn_peak bytes of them at the peak"
+	else
+		fail "--python, Python $v: grow_big's 20 MB and churn's allocations named" \
+			"exit $STATUS, grow_big ${big:-none}, churn ${churn_n:-none} allocations, ${churn_peak:-none} bytes at the peak; $(head -c 300 "$TMP/stderr")"
+	fi
+	# two threads: each allocation under its own thread's frames (3.9, 3.10 name
+	# functions without their class: no co_qualname)
+	rm -rf "$TMP/pyt.d"
+	run "$P" -q --python -o "$TMP/pyt.d" -- "$py" "$TMP/threads.py"
+	cat "$TMP"/pyt.d/*.peak.folded >"$TMP/pyt.peak" 2>/dev/null
+	a=$(sum_of "$TMP/pyt.peak" '^py::(Thread\.)?_bootstrap .*;py::worker_a \(')
+	b=$(sum_of "$TMP/pyt.peak" '^py::(Thread\.)?_bootstrap .*;py::worker_b \(')
+	mixed=$(grep -c 'worker_a.*worker_b\|worker_b.*worker_a' "$TMP/pyt.peak")
+	if [ "$STATUS" = 0 ] && [ "${a:-0}" -ge 5000000 ] && [ "$a" -le 5100000 ] &&
+	   [ "${b:-0}" -ge 3000000 ] && [ "$b" -le 3100000 ] && [ "$mixed" = 0 ]; then
+		pass "--python, Python $v, two threads: worker_a's 50 kB bytearrays ($a bytes) and worker_b's 30 kB bytes ($b) each under its own thread"
+	else
+		fail "--python, Python $v, two threads: each thread's frames" \
+			"exit $STATUS, worker_a ${a:-none}, worker_b ${b:-none}, $mixed stacks mixed; $(head -c 300 "$TMP/stderr")"
+	fi
+done
+if [ -n "$pythons" ]; then
+	py=${pythons##* }
+	# the user's PYTHONMALLOC is kept, and said to hide pymalloc's objects
+	rm -rf "$TMP/pym.d"
+	run env PYTHONMALLOC=pymalloc "$P" --python -o "$TMP/pym.d" -- "$py" "$TMP/grow.py"
+	if [ "$STATUS" = 0 ] && grep -q 'pythonmalloc=pymalloc' "$TMP"/pym.d/*.peak.folded &&
+	   grep -q 'ran with PYTHONMALLOC set: objects of up to 512 bytes' "$TMP/stderr" &&
+	   ! grep -q 'PYTHONMALLOC=malloc' "$TMP/stderr"; then
+		pass "--python keeps the user's PYTHONMALLOC=pymalloc, and says what it hides"
+	else
+		fail "--python keeps the user's PYTHONMALLOC" "exit $STATUS; $(head -c 300 "$TMP/stderr")"
+	fi
+	# not a CPython: native stacks, said
+	check_error "--python with no CPython: said, native stacks" 0 \
+		'--python: no CPython ran in the profiled processes' "$P" --python -o "$TMP/pyn.d" -- "$W" churn
+fi
+old=
+for exe in /root/.pyenv/versions/3.8.*/bin/python3.8; do [ -x "$exe" ] && old=$exe; done
+if [ -n "$old" ]; then
+	check_error "--python refuses Python 3.8: exit 1, named" 1 \
+		'Python 3\.8\.[0-9]+ is not supported \(3\.9 to 3\.13 are\)' "$P" --python -o "$TMP/py8.d" -- "$old" "$TMP/grow.py"
+else
+	skip "--python refuses Python 3.8" "no pyenv 3.8"
+fi
+check "--python in --list-options" 0 "--python" sh -c "\"$P\" --list-options | tr ' ' '\n' | grep -x -- --python"

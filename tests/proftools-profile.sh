@@ -706,3 +706,39 @@ else
 		fail "--native: the report shows the Python functions and deflate" "$(ls "$TMP/nat" 2>&1 | tr '\n' ' ')"
 	fi
 fi
+
+# ---- memory mode of a CPython: profheap --python by default (issue 26)
+if [ -z "$py" ]; then
+	skip "memory: Python frames" "no CPython 3.9 to 3.13 (pyenv: /root/.pyenv/versions/3.*)"
+else
+	cat >"$TMP/grow.py" <<'PYEOF'
+keep = []
+def grow_big():
+    for i in range(200):
+        keep.append(bytearray(100000))
+def churn():
+    for i in range(20000):
+        l = [i, i + 1, i + 2]
+grow_big()
+churn()
+PYEOF
+	run env -u PYTHONMALLOC "$W" memory -o "$TMP/pymem" -- "$py" "$TMP/grow.py"
+	big=$(awk '!/^#/ && /^py::<module> \([^)]*grow\.py:1\);py::grow_big \([^)]*grow\.py:2\);/ { s += $NF }
+		END { printf "%.0f\n", s }' "$TMP/pymem/memory-peak.folded" 2>/dev/null)
+	if [ "$STATUS" = 0 ] && [ "${big:-0}" -ge 20000000 ] && [ "$big" -le 20500000 ] &&
+	   grep -q 'py::churn (' "$TMP/pymem/memory-count.folded" &&
+	   grep -qx '# memory_stacks=python' "$TMP/pymem/run.meta" &&
+	   grep -q 'runs a CPython: its allocations are attributed to its Python frames' "$TMP/stderr"; then
+		pass "memory of a CPython: profheap --python, py::grow_big holds $big bytes at the peak"
+	else
+		fail "memory of a CPython: profheap --python" \
+			"exit $STATUS, grow_big ${big:-none}; $(head -c 300 "$TMP/stderr")"
+	fi
+	run env -u PYTHONMALLOC "$W" memory --no-python -q -o "$TMP/pymem2" -- "$py" "$TMP/grow.py"
+	if [ "$STATUS" = 0 ] && grep -v '^#' "$TMP/pymem2/memory-alloc.folded" | grep -q . &&
+	   ! grep -q 'py::' "$TMP/pymem2/memory-alloc.folded" && ! grep -q memory_stacks "$TMP/pymem2/run.meta"; then
+		pass "memory --no-python: native stacks of a CPython"
+	else
+		fail "memory --no-python: native stacks of a CPython" "exit $STATUS; $(head -c 300 "$TMP/stderr")"
+	fi
+fi

@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #define PH_MAGIC "PRFHEAP1"
-#define PH_VERSION 2
+#define PH_VERSION 3
 #define PH_RESERVE (64ULL << 30)	/* sparse size of the file while running */
 #define PH_DIR_CHUNK 65536u
 #define PH_DIR_CHUNKS 256u		/* up to 16M stacks */
@@ -64,6 +64,13 @@
  * by the program, and its blocks are.
  */
 #define PH_PC_STARTUP 2u
+/*
+ * A Python frame (profheap --python): the offset in the file of its
+ * struct ph_pyframe, with this bit set (no user-space code address has
+ * it on x86-64). The shim puts a thread's Python frames above the native
+ * frames of the innermost eval call (lib/heap/shim/python.c).
+ */
+#define PH_PC_PYTHON (1ULL << 63)
 
 /* header.flags */
 #define PH_FLAG_EXITED 1u	/* the process reached its exit handlers */
@@ -80,6 +87,9 @@
 #define PH_FLAG_EXEC 64u
 #define PH_FLAG_EXEC_NO_SHIM 128u	/* ... with an environment that drops the shim */
 #define PH_FLAG_EXEC_NO_FOLLOW 256u	/* ... under --no-follow-fork (the shim dropped itself) */
+#define PH_FLAG_PYTHON 512u	/* --python: a CPython was found, its frames recorded (header.python) */
+#define PH_FLAG_PYTHONMALLOC 1024u	/* a CPython ran with PYTHONMALLOC=malloc: pymalloc's objects seen */
+#define PH_FLAG_PYTHON_UNSUPPORTED 2048u	/* --python: a CPython of a version not supported (header.python) */
 
 struct ph_header {
 	char magic[8];
@@ -105,6 +115,7 @@ struct ph_header {
 	uint64_t unknown_frees __attribute__((aligned(64)));	/* frees of unknown blocks */
 	char exe[512];			/* /proc/self/exe at start */
 	char exec_path[512];		/* with PH_FLAG_EXEC: the program exec'd */
+	char python[32];		/* with PH_FLAG_PYTHON: its version, "3.12.1" */
 	uint64_t stack_dir[PH_DIR_CHUNKS];
 	uint64_t threads[PH_MAX_THREADS];	/* offsets of struct ph_thread */
 };
@@ -114,6 +125,13 @@ struct ph_stack {
 	uint32_t depth;
 	uint32_t pad;
 	uint64_t pcs[];			/* depth return addresses, innermost first */
+};
+
+/* A Python frame's name (PH_PC_PYTHON), in the arena: "py::QUALNAME (FILE:LINE)". */
+struct ph_pyframe {
+	uint32_t len;			/* of name, without its NUL */
+	uint32_t pad;
+	char name[];			/* len bytes and a NUL */
 };
 
 /* One stack's counters in one thread's array (64 bytes). */

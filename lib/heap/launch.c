@@ -43,6 +43,14 @@ static int ours(const char *entry)
 	return !strncmp(entry, "PROFHEAP_", 9) || !strncmp(entry, "LD_PRELOAD=", 11);
 }
 
+int prof_heap_env_has_pythonmalloc(char *const *env)
+{
+	for (; *env; env++)
+		if (!strncmp(*env, "PYTHONMALLOC=", 13))
+			return 1;
+	return 0;
+}
+
 char **prof_heap_env(const struct prof_heap_launch *l, char *const *env)
 {
 	const char *old = NULL;
@@ -51,7 +59,7 @@ char **prof_heap_env(const struct prof_heap_launch *l, char *const *env)
 
 	while (env[n])
 		n++;
-	out = xcalloc(n + 9, sizeof(*out));
+	out = xcalloc(n + 11, sizeof(*out));
 	for (i = 0; i < n; i++) {
 		if (!strncmp(env[i], "LD_PRELOAD=", 11))
 			old = env[i] + 11;
@@ -66,6 +74,12 @@ char **prof_heap_env(const struct prof_heap_launch *l, char *const *env)
 	out[k++] = xasprintf("PROFHEAP_FAILED=%s", l->failed);
 	out[k++] = xstrdup(l->dwarf ? "PROFHEAP_UNWIND=dwarf" : "PROFHEAP_UNWIND=fp");
 	out[k++] = xstrdup(l->follow_fork ? "PROFHEAP_FOLLOW_FORK=1" : "PROFHEAP_FOLLOW_FORK=0");
+	if (l->python) {
+		out[k++] = xstrdup("PROFHEAP_PYTHON=1");
+		/* a literal: not ours() to free; the user's own setting is kept */
+		if (!prof_heap_env_has_pythonmalloc(env))
+			out[k++] = (char *)"PYTHONMALLOC=malloc";
+	}
 	out[k] = NULL;
 	return out;
 }

@@ -20,6 +20,7 @@ struct prof_heap_launch {
 	uint64_t sample;		/* PROFHEAP_SAMPLE: mean bytes per sample, 0 exact */
 	int dwarf;			/* PROFHEAP_UNWIND: dwarf (1) or fp (0) */
 	int follow_fork;		/* PROFHEAP_FOLLOW_FORK: profile children of fork */
+	int python;			/* PROFHEAP_PYTHON: a CPython's frames into its stacks */
 };
 
 /*
@@ -32,11 +33,17 @@ char *prof_heap_shim_find(void);
 /*
  * The environment for the command: env (NULL-terminated) without its
  * PROFHEAP_* and LD_PRELOAD entries, plus LD_PRELOAD with the shim first
- * (then the old LD_PRELOAD, if any) and the PROFHEAP_* variables of l.
+ * (then the old LD_PRELOAD, if any) and the PROFHEAP_* variables of l;
+ * with l->python, PYTHONMALLOC=malloc too unless env sets PYTHONMALLOC
+ * (pymalloc serves objects of up to 512 bytes from arenas it maps
+ * itself: malloc makes the shim see them).
  * Returns a malloc'ed array to free with prof_heap_env_free(); its other
  * strings are env's own.
  */
 char **prof_heap_env(const struct prof_heap_launch *l, char *const *env);
+
+/* 1 if env (NULL-terminated) sets PYTHONMALLOC. */
+int prof_heap_env_has_pythonmalloc(char *const *env);
 
 /* Free what prof_heap_env() allocated (NULL ignored). */
 void prof_heap_env_free(char **env);

@@ -101,6 +101,23 @@ const uint64_t *prof_heapfile_stack(struct prof_heapfile *f, size_t id, size_t *
 	return r->pcs;
 }
 
+const char *prof_heapfile_pyframe(const struct prof_heapfile *f, uint64_t pc, size_t *len)
+{
+	uint64_t off = pc & ~PH_PC_PYTHON;
+	const struct ph_pyframe *r;
+
+	*len = 0;
+	/* the shim's arena hands out 64-byte aligned records */
+	if (!(pc & PH_PC_PYTHON) || (off & 7) || !in_range(f, off, sizeof(*r)))
+		return NULL;
+	r = (const struct ph_pyframe *)(f->base + off);
+	if (r->len < 5 || !in_range(f, off, sizeof(*r) + (uint64_t)r->len + 1) || r->name[r->len] ||
+	    memcmp(r->name, "py::", 4) != 0 || memchr(r->name, 0, r->len))
+		return NULL;
+	*len = r->len;
+	return r->name;
+}
+
 int prof_heapfile_sum(struct prof_heapfile *f, struct prof_heap_site *sites)
 {
 	const struct ph_header *h = f->h;

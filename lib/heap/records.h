@@ -51,6 +51,14 @@ void prof_heapfile_close(struct prof_heapfile *f);
 const uint64_t *prof_heapfile_stack(struct prof_heapfile *f, size_t id, size_t *depth);
 
 /*
+ * The name of the Python frame pc (PH_PC_PYTHON | offset of its struct
+ * ph_pyframe: profheap --python), "py::QUALNAME (FILE:LINE)", and its
+ * length in *len; NULL when pc is no such frame or its record is out of
+ * range or malformed.
+ */
+const char *prof_heapfile_pyframe(const struct prof_heapfile *f, uint64_t pc, size_t *len);
+
+/*
  * Sum every thread's counters: sites[0..f->nstacks) are overwritten.
  * Returns 0.
  */

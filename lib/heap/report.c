@@ -72,6 +72,7 @@ struct stack_walk {
 	struct prof_heap_process *p;
 	struct prof_symbolizer *sym;
 	struct prof_addrspace *as;
+	const struct prof_heapfile *f;
 	const struct prof_heap_supp *supp;
 	uint32_t *frames;		/* root first */
 	size_t nframes, cap;
@@ -115,6 +116,21 @@ static int symbolize_stack(struct stack_walk *w, const uint64_t *pcs, size_t dep
 		if (pcs[k] == PH_PC_STARTUP) {
 			push_frame(w, "[start-up]", 10);
 			startup = 1;
+			continue;
+		}
+		if (pcs[k] & PH_PC_PYTHON) {
+			/* --python: a Python frame, named in the file */
+			const char *name = prof_heapfile_pyframe(w->f, pcs[k], &n);
+
+			if (!name) {
+				w->p->damaged++;
+				name = "[bad Python frame]";
+				n = strlen(name);
+			}
+			push_frame(w, name, n);
+			if (check_supp && !suppressed)
+				suppressed = prof_heap_supp_match(w->supp, name);
+			runtime_only = 0;
 			continue;
 		}
 		n = prof_symbolize(w->sym, w->as, pcs[k], PROF_SYM_RETURN, fr, 32);
@@ -178,7 +194,8 @@ static void read_sites(struct stack_walk *w, struct prof_heapfile *f, const stru
 			continue;
 		}
 		suppressed = symbolize_stack(w, pcs, depth, s->live_bytes != 0);
-		if (depth && pcs[0] != PH_PC_TRUNCATED && pcs[0] != PH_PC_STARTUP)	/* the naming line */
+		if (depth && pcs[0] != PH_PC_TRUNCATED && pcs[0] != PH_PC_STARTUP &&
+		    !(pcs[0] & PH_PC_PYTHON))	/* the naming line */
 			prof_symbolizer_account(w->sym, w->as, pcs[0], PROF_SYM_RETURN,
 						(uint64_t)s->alloc_bytes);
 		if (!(p->flags & PH_FLAG_DWARF) && depth) {
@@ -196,7 +213,7 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 {
 	struct prof_heapfile f;
 	struct prof_heap_site *sites;
-	struct stack_walk w = { .p = p, .sym = sym, .supp = supp };
+	struct stack_walk w = { .p = p, .sym = sym, .f = &f, .supp = supp };
 
 	memset(p, 0, sizeof(*p));
 	prof_stacks_init(&p->stacks, PROF_HEAP_NCOLUMNS);
@@ -216,6 +233,9 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 	p->sample_mean = f.h->sample_mean;
 	p->used = f.size;
 	p->exe = xstrndup(f.h->exe, strnlen(f.h->exe, sizeof(f.h->exe)));
+	if (p->flags & (PH_FLAG_PYTHON | PH_FLAG_PYTHON_UNSUPPORTED))
+		snprintf(p->python, sizeof(p->python), "%.*s",
+			 (int)strnlen(f.h->python, sizeof(f.h->python)), f.h->python);
 	if (p->flags & PH_FLAG_EXEC)
 		p->exec_path = xstrndup(f.h->exec_path, strnlen(f.h->exec_path, sizeof(f.h->exec_path)));
 	sites = xcalloc(f.nstacks ? f.nstacks : 1, sizeof(*sites));
@@ -226,7 +246,7 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 	else if (maps_path)
 		prof_warn("%s: missing: frames stay unresolved", maps_path);
 	read_sites(&w, &f, sites);
-	p->damaged = f.damaged;
+	p->damaged += f.damaged;
 	free(w.frames);
 	free(sites);
 	prof_addrspace_free(w.as);
@@ -281,6 +301,12 @@ void prof_heap_site_format(const struct prof_stacks *t, uint32_t id, size_t max_
 	size_t depth, k;
 	const uint32_t *fr = prof_stacks_frames(t, id, &depth);
 
+	for (k = depth; k-- > 0;) {
+		if (!strncmp(prof_stacks_frame_name(t, fr[k], NULL), "py::", 4)) {
+			depth = k + 1;	/* frames root first: the innermost Python one */
+			break;
+		}
+	}
 	for (k = depth; k-- > 0 && depth - k <= max_frames;) {
 		if (k + 1 < depth)
 			prof_buf_addstr(out, " < ");
@@ -313,6 +339,11 @@ static int write_folded(const struct prof_stacks *t, enum prof_heap_column repor
 		prof_meta_setf(&m, "peak_ns", "%llu", (unsigned long long)p->peak_ns);
 	if (p && p->exe && p->exe[0])
 		prof_meta_set(&m, "exe", p->exe);
+	if (p && (p->flags & PH_FLAG_PYTHON))
+		prof_meta_set(&m, "python", p->python);
+	/* without it, objects of 512 bytes or less come from pymalloc's arenas, unseen */
+	if (p && (p->flags & PH_FLAG_PYTHON))
+		prof_meta_set(&m, "pythonmalloc", p->flags & PH_FLAG_PYTHONMALLOC ? "malloc" : "pymalloc");
 	rc = prof_folded_write(&one, &m, 1, out) < 0 ? -1 : 0;
 	prof_meta_release(&m);
 	prof_stacks_release(&one);
@@ -469,6 +500,9 @@ void prof_heap_process_report(const struct prof_heap_process *p, const char *tag
 			  prof_heap_fmt_count(n2, sizeof(n2), p->supp_blocks), plural(p->supp_blocks));
 	if (p->flags & PH_FLAG_FULL)
 		prof_warn("%s: the stack table filled up; later stacks are counted as [no stack]", tag);
+	if ((p->flags & PH_FLAG_PYTHON) && !(p->flags & PH_FLAG_PYTHONMALLOC))
+		prof_warn("%s: Python %s ran with PYTHONMALLOC set: objects of up to 512 bytes from "
+			  "pymalloc's arenas were not seen (unset it, or set it to malloc)", tag, p->python);
 }
 
 void prof_heap_totals_report(const struct prof_heap_totals *tot)
@@ -602,6 +636,8 @@ static int postprocess_one(const struct prof_heap_run *run, const char *tag, int
 	tot->fp_allocs += p.fp_allocs;
 	tot->fp_short += p.fp_short;
 	tot->processes++;
+	tot->python += (p.flags & PH_FLAG_PYTHON) != 0;
+	tot->python_unsupported += (p.flags & PH_FLAG_PYTHON_UNSUPPORTED) != 0;
 	prof_heap_process_report(&p, tag, execed, run->more_in);
 	if (p.damaged)
 		prof_warn("%s: %lu damaged records left out", tag, p.damaged);

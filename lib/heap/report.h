@@ -78,6 +78,7 @@ struct prof_heap_process {
 	unsigned long damaged;		/* records out of range, left out */
 	char *exe;			/* the program of this image (malloc'ed) */
 	char *exec_path;		/* PH_FLAG_EXEC: the program it exec'd (malloc'ed), else NULL */
+	char python[32];		/* PH_FLAG_PYTHON or _UNSUPPORTED: its version, else "" */
 };
 
 /*
@@ -115,6 +116,8 @@ struct prof_heap_leak *prof_heap_leaks(const struct prof_stacks *t, size_t *n);
 /*
  * Append the innermost max_frames frames of stack id, innermost first,
  * as "leaf < caller < ..." (with " < ..." when frames were left out).
+ * A stack with Python frames (--python) starts at its innermost one: a
+ * Python user's line, not the interpreter's C below it.
  */
 void prof_heap_site_format(const struct prof_stacks *t, uint32_t id, size_t max_frames,
 			   struct prof_buf *out);
@@ -170,6 +173,8 @@ struct prof_heap_totals {
 	double supp_bytes, supp_blocks;
 	double fp_allocs, fp_short;
 	int files;			/* record files of the run found */
+	int python;			/* processes whose Python frames were recorded */
+	int python_unsupported;		/* processes of a CPython --python does not support */
 	int processes;			/* of them, processed */
 };
 

@@ -6,6 +6,7 @@
  * (python.c prefers the process's own).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "python/offsets.h"
 
@@ -49,4 +50,41 @@ const struct prof_py_offsets *prof_py_offsets_of(unsigned version)
 		if (table[i].version == version)
 			return &table[i];
 	return NULL;
+}
+
+int prof_py_offsets_debug(const uint64_t *w, struct prof_py_offsets *o)
+{
+	if (memcmp(w, "xdebugpy", 8) != 0)
+		return -1;
+	if ((w[1] >> 16) != 0x30d)	/* the layout read here is 3.13's */
+		return -1;
+	if (w[2])			/* free-threaded build: other objects' layout */
+		return -1;
+	o->runtime_interp_head = (int)w[5];
+	o->interp_next = (int)w[8];
+	o->interp_tstate_head = (int)w[9];
+	o->tstate_next = (int)w[21];
+	o->tstate_interp = (int)w[22];
+	o->tstate_frame = (int)w[23];
+	o->tstate_thread_id = (int)w[24];
+	o->tstate_native_thread_id = (int)w[25];
+	o->frame_previous = (int)w[29];
+	o->frame_code = (int)w[30];
+	o->frame_owner = (int)w[33];
+	o->code_filename = (int)w[35];
+	o->code_name = (int)w[36];
+	o->code_qualname = (int)w[37];
+	o->code_firstlineno = (int)w[39];
+	return 0;
+}
+
+int prof_py_offsets_sane(const struct prof_py_offsets *o)
+{
+	return o->tstate_next + 8 <= 256 && o->tstate_interp + 8 <= 256 &&
+	       o->tstate_thread_id + 8 <= 256 && o->tstate_native_thread_id + 8 <= 256 &&
+	       o->tstate_frame + 8 <= 256 && o->frame_previous + 8 <= 80 &&
+	       o->frame_code + 8 <= 80 && o->frame_owner < 80 && o->frame_is_entry < 80 &&
+	       o->code_name + 8 <= 160 &&
+	       o->code_qualname + 8 <= 160 && o->code_filename + 8 <= 160 &&
+	       o->code_firstlineno + 4 <= 160 && o->tstate_frame >= 0 && o->frame_previous >= 0;
 }

@@ -3,7 +3,8 @@
 /*
  * Where CPython keeps what the stack reader follows, per minor version
  * (x86-64, the default non-debug build). -1: the version has no such
- * field. Internal to lib/python/.
+ * field. Shared by lib/python/ and the heap shim (lib/heap/shim/python.c),
+ * which is why offsets.c uses nothing but the C library.
  */
 #include <stdint.h>
 
@@ -29,6 +30,21 @@ struct prof_py_offsets {
 
 /* The offsets of minor version (0x309 .. 0x30d), or NULL. */
 const struct prof_py_offsets *prof_py_offsets_of(unsigned version);
+
+/*
+ * 3.13+: the offsets a process declares at the start of its _PyRuntime
+ * (_Py_DebugOffsets), its first PROF_PY_DEBUG_WORDS words in w, over
+ * those of *o. 0, or -1 when they are not 3.13's layout or the build is
+ * free-threaded (other objects' layout).
+ */
+#define PROF_PY_DEBUG_WORDS 40
+int prof_py_offsets_debug(const uint64_t *w, struct prof_py_offsets *o);
+
+/*
+ * Whether every offset stays inside the bytes the readers take of each
+ * object: 256 of a thread state, 80 of a frame, 160 of a code object.
+ */
+int prof_py_offsets_sane(const struct prof_py_offsets *o);
 
 /* 3.12+: a frame of this owner is the C stack's shim, not Python code. */
 #define PROF_PY_FRAME_OWNED_BY_CSTACK 3

@@ -326,42 +326,11 @@ static unsigned version_of_name(const char *path)
 /* 3.13+: the offsets the process declares in its _Py_DebugOffsets. */
 static int read_debug_offsets(struct prof_python *p)
 {
-	uint64_t w[40];
+	uint64_t w[PROF_PY_DEBUG_WORDS];
 
-	if (peek(p, p->runtime, w, sizeof(w)) != 0 || memcmp(w, "xdebugpy", 8) != 0)
+	if (peek(p, p->runtime, w, sizeof(w)) != 0)
 		return -1;
-	if ((w[1] >> 16) != 0x30d)	/* the layout read here is 3.13's */
-		return -1;
-	if (w[2])			/* free-threaded build: other objects' layout */
-		return -1;
-	p->off.runtime_interp_head = (int)w[5];
-	p->off.interp_next = (int)w[8];
-	p->off.interp_tstate_head = (int)w[9];
-	p->off.tstate_next = (int)w[21];
-	p->off.tstate_interp = (int)w[22];
-	p->off.tstate_frame = (int)w[23];
-	p->off.tstate_thread_id = (int)w[24];
-	p->off.tstate_native_thread_id = (int)w[25];
-	p->off.frame_previous = (int)w[29];
-	p->off.frame_code = (int)w[30];
-	p->off.frame_owner = (int)w[33];
-	p->off.code_filename = (int)w[35];
-	p->off.code_name = (int)w[36];
-	p->off.code_qualname = (int)w[37];
-	p->off.code_firstlineno = (int)w[39];
-	return 0;
-}
-
-/* Whether every offset stays inside the buffers the reader uses. */
-static int offsets_sane(const struct prof_py_offsets *o)
-{
-	return o->tstate_next + 8 <= 256 && o->tstate_interp + 8 <= 256 &&
-	       o->tstate_thread_id + 8 <= 256 && o->tstate_native_thread_id + 8 <= 256 &&
-	       o->tstate_frame + 8 <= 256 && o->frame_previous + 8 <= 80 &&
-	       o->frame_code + 8 <= 80 && o->frame_owner < 80 && o->frame_is_entry < 80 &&
-	       o->code_name + 8 <= 160 &&
-	       o->code_qualname + 8 <= 160 && o->code_filename + 8 <= 160 &&
-	       o->code_firstlineno + 4 <= 160 && o->tstate_frame >= 0 && o->frame_previous >= 0;
+	return prof_py_offsets_debug(w, &p->off);
 }
 
 /*
@@ -415,7 +384,7 @@ static int try_image(struct prof_python *p, const char *path, uint64_t start, ui
 			 "(a free-threaded or unknown build)", path, p->version);
 		return -1;
 	}
-	if (!offsets_sane(&p->off)) {
+	if (!prof_py_offsets_sane(&p->off)) {
 		snprintf(err, errlen, "%s: Python %s declares offsets this reader cannot follow",
 			 path, p->version);
 		return -1;

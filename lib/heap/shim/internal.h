@@ -15,6 +15,7 @@
  *   timeline.c    the timer thread and the timeline rows
  *   exec_hooks.c  the interposed exec family
  *   real.c        the next malloc and exec (dlsym), the boot arena
+ *   python.c      --python: the thread's Python frames into its stacks
  *   text.c        messages and numbers written without malloc
  *   startup.c     configuration, the start-up order, fork, exit
  *
@@ -306,6 +307,20 @@ void ph_save_maps(void);
 void ph_maps_after_fork(void);
 /* A child of fork with its own files: its mappings from scratch. */
 void ph_maps_restart(void);
+
+/* ---- python.c: --python ---------------------------------------------------------- */
+
+extern int ph_python;			/* a supported CPython was found: its frames recorded */
+/* Look for a CPython in the process (our constructor; PROFHEAP_PYTHON=1). */
+void ph_python_init(void);
+/* A child of fork: its pid, no lock held. */
+void ph_python_after_fork(void);
+/*
+ * The walked native stack pcs[0..depth) with the calling thread's
+ * Python frames put above the innermost eval call (PH_PC_PYTHON), up
+ * to PH_MAX_DEPTH; returns the new depth (depth: no Python frames).
+ */
+unsigned ph_python_stack(uint64_t *pcs, unsigned depth);
 
 /* ---- timeline.c ---------------------------------------------------------------- */
 

@@ -115,6 +115,8 @@ __attribute__((noinline)) void ph_record_alloc(void *p, size_t n)
 	if (unlikely(!T.th) && ph_thread_attach() < 0)
 		return;
 	depth = walk(pcs);
+	if (ph_python)
+		depth = ph_python_stack(pcs, depth);
 	id = ph_stack_id(pcs, depth);
 	c = counters(id);
 	if (unlikely(!c))

@@ -2,7 +2,9 @@
 # It is not part of libcommon.a, and it is never built with AddressSanitizer
 # (an ASan runtime cannot be preloaded into an uninstrumented program), not
 # even in the sanitizer pass: the -fsanitize flags are filtered out.
-HEAP_SRC := $(sort $(wildcard lib/heap/shim/*.c))
+# lib/python/offsets.c (CPython's structure offsets, C library only) is
+# shared with profrec --python: --python's walk (python.c) needs it.
+HEAP_SRC := $(sort $(wildcard lib/heap/shim/*.c)) lib/python/offsets.c
 HEAP_OBJ := $(patsubst %.c,$(BUILD)/%.pic.o,$(HEAP_SRC))
 HEAP_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) \
 	-fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
@@ -11,6 +13,10 @@ HEAP_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) 
 HEAP_LDFLAGS := $(filter-out -fsanitize=%,$(ALL_LDFLAGS))
 
 $(BUILD)/lib/heap/shim/%.pic.o: lib/heap/shim/%.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(HEAP_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/lib/python/offsets.pic.o: lib/python/offsets.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HEAP_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -17,6 +17,7 @@
  *   PROFHEAP_SAMPLE     mean sampling interval in bytes (0/absent: exact)
  *   PROFHEAP_UNWIND     "fp" (default) or "dwarf"
  *   PROFHEAP_FOLLOW_FORK  "0": children of fork are not profiled
+ *   PROFHEAP_PYTHON     "1": a CPython's frames go into its stacks (python.c)
  *
  * Start-up order. The loader runs the initialisers of the libraries it
  * starts before ours (libstdc++'s allocates its emergency exception pool:
@@ -48,6 +49,7 @@ uint64_t ph_interval_ns = 10000000;
 uint64_t ph_sample_mean;
 double ph_sample_mean_d;
 static int want_dwarf;			/* --unwind dwarf asked: ph_use_dwarf once loaded */
+static int want_python;			/* --python asked: ph_python_init() in the constructor */
 static uint64_t run_id;
 static int boot_lock;
 
@@ -103,6 +105,8 @@ static int read_env(void)
 	want_dwarf = s && !strcmp(s, "dwarf");
 	s = getenv("PROFHEAP_FOLLOW_FORK");
 	ph_follow_fork = !(s && !strcmp(s, "0"));
+	s = getenv("PROFHEAP_PYTHON");
+	want_python = s && !strcmp(s, "1");
 	return 0;
 }
 
@@ -199,13 +203,15 @@ static void atfork_child(void)
 	}
 	H->pid = (int32_t)getpid();
 	H->ppid = (int32_t)getppid();
-	H->flags = (H->flags & (PH_FLAG_SAMPLED | PH_FLAG_DWARF | PH_FLAG_FULL)) | PH_FLAG_FORKED;
+	H->flags = (H->flags & (PH_FLAG_SAMPLED | PH_FLAG_DWARF | PH_FLAG_FULL | PH_FLAG_PYTHON |
+				PH_FLAG_PYTHONMALLOC | PH_FLAG_PYTHON_UNSUPPORTED)) | PH_FLAG_FORKED;
 	H->start_ns = ph_now_ns();
 	H->end_ns = 0;
 	H->live_bytes = H->peak_bytes = H->peak_gen = H->peak_pending = H->peak_ns = 0;
 	H->unknown_frees = 0;
 	ph_threads_after_fork();
 	ph_blocks_reset();
+	ph_python_after_fork();
 	ph_open_timeline();
 	ph_maps_restart();
 	ph_timer_after_fork();
@@ -227,6 +233,12 @@ __attribute__((constructor)) static void profheap_init(void)
 		} else {
 			ph_say("--unwind dwarf: libunwind.so.8 not found; using frame pointers", NULL);
 		}
+		T.guard--;
+	}
+	if (want_python) {
+		/* the interpreter is mapped (not initialised): dlsym, not from inside malloc */
+		T.guard++;
+		ph_python_init();
 		T.guard--;
 	}
 	ph_timer_start();

@@ -140,6 +140,36 @@ int main(void)
 		CHECK(s[1].live_bytes == 60);
 		prof_heapfile_close(&f);
 	}
+	TEST("--python frames: named from their record; out of range or malformed: NULL") {
+		struct ph_header *h;
+		struct ph_pyframe *r;
+		uint64_t at, bad;
+		const char *name;
+		size_t len;
+
+		build(0, 1, 0);
+		h = (struct ph_header *)image;
+		at = h->used;
+		r = (struct ph_pyframe *)(image + at);
+		r->len = (uint32_t)strlen("py::leaf (a.py:3)");
+		memcpy(r->name, "py::leaf (a.py:3)", r->len + 1);
+		bad = at + 64;		/* a record that says it is longer than the file */
+		r = (struct ph_pyframe *)(image + bad);
+		r->len = 1u << 30;
+		memcpy(r->name, "py::x", 6);
+		h->used = at + 128;
+		CHECK(write_image(path) == 0);
+		CHECK(prof_heapfile_open(&f, path) == 0);
+		name = prof_heapfile_pyframe(&f, PH_PC_PYTHON | at, &len);
+		CHECK(name && len == 17 && !strcmp(name, "py::leaf (a.py:3)"));
+		CHECK(!prof_heapfile_pyframe(&f, at, &len) && len == 0);	/* not a Python pc */
+		CHECK(!prof_heapfile_pyframe(&f, PH_PC_PYTHON | bad, &len));
+		CHECK(!prof_heapfile_pyframe(&f, PH_PC_PYTHON | (at + 2), &len));	/* misaligned */
+		CHECK(!prof_heapfile_pyframe(&f, PH_PC_PYTHON | (at + 8), &len));	/* no "py::" */
+		CHECK(!prof_heapfile_pyframe(&f, PH_PC_PYTHON | ((uint64_t)FILE_SIZE * 4), &len));
+		CHECK(!prof_heapfile_pyframe(&f, PH_PC_PYTHON | 8, &len));	/* the header */
+		prof_heapfile_close(&f);
+	}
 	TEST("not a record file is refused") {
 		build(0, 1, 0);
 		memcpy(image, "NOTHEAP!", 8);
