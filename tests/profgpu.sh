@@ -776,7 +776,10 @@ else
 	threads=$(awk -F'\t' 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$TMP/host.tsv")
 	# busy: the highest row (it spins 0.6 s); idle: the last 4 rows of the
 	# tree, inside its final 0.6 s sleep (not clock windows: a loaded
-	# machine shifts them)
+	# machine shifts them). Busy at least 20%, not 50: a clean-clone check
+	# beside other work (load 16 on 2 cores) read 45% for 4 threads that
+	# got 354 ms in 0.6 s; that the rows add up to the hog's own CPU time
+	# is the exact check
 	busy=$(awk -F'\t' 'NR > 1 && $4 != "" && $4 > m { m = $4 } END { printf "%d", m }' "$TMP/host.tsv")
 	idle=$(awk -F'\t' 'NR > 1 && $2 != "" && $4 != "" { v[++n] = $4 } END { for (i = n - 3; i <= n; i++) s += v[i]; printf "%d", (n >= 4 ? s / 4 : 999) }' "$TMP/host.tsv")
 	# the tree's CPU over the run, from the rows (rate x interval), beside
@@ -785,7 +788,7 @@ else
 	hog_ms=$(sed -n 's/^hog_cpu_ms //p' "$TMP/stderr")
 	rows_ms=$(awk -F'\t' 'NR > 1 && $4 != "" && t != "" { s += $4 / 100 * ($1 - t) / 1e6 } NR > 1 { t = $1 } END { printf "%d", s }' "$TMP/host.tsv")
 	agree=$(awk -v a="${rows_ms:-0}" -v b="${hog_ms:-0}" 'BEGIN { print (b > 0 && a > 0.8 * b && a < 1.25 * b) ? 1 : 0 }')
-	if [ "$STATUS" = 0 ] && [ "$peak" -ge 190 ] && [ "$threads" = 4 ] && [ "$agree" = 1 ] && [ "$busy" -ge 50 ] && [ "$idle" -le 20 ]; then
+	if [ "$STATUS" = 0 ] && [ "$peak" -ge 190 ] && [ "$threads" = 4 ] && [ "$agree" = 1 ] && [ "$busy" -ge 20 ] && [ "$idle" -le 20 ]; then
 		pass "--host: RSS peak $peak MiB, 4 threads, CPU ${rows_ms} ms by the rows against ${hog_ms} ms by the hog's rusage, ${idle}% asleep"
 	else
 		fail "--host: tree figures" "exit $STATUS, peak $peak MiB, $threads threads, CPU ${rows_ms} ms by the rows against ${hog_ms:-?} ms by rusage (0.8x-1.25x), busy $busy%, idle $idle%"
