@@ -1434,20 +1434,28 @@ fi
 # It writes its map under the pid it sees itself as (1 here: the first
 # process of the namespace), /tmp/perf-1.map, in its /tmp; profrec reads
 # it through its root with its NSpid, not /tmp/perf-HOSTPID.map.
-if [ -n "$ns_why" ]; then
-	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "$ns_why"
-elif [ -e /tmp/perf-1.map ]; then
-	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "/tmp/perf-1.map exists already"
-elif ! unshare -m -p -f --propagation private true 2>/dev/null; then
-	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "unshare -p refused here"
+pns_why=$ns_why
+if [ -z "$pns_why" ] && [ -e /tmp/perf-1.map ]; then pns_why="/tmp/perf-1.map exists already"
+elif [ -z "$pns_why" ] && ! unshare -m -p -f --propagation private true 2>/dev/null; then pns_why="unshare -p refused here"
+fi
+if [ -n "$pns_why" ]; then
+	skip "pid namespace: JIT code named from /tmp/perf-NSPID.map" "$pns_why"
+	skip "pid namespace: JIT code named at the end from the map written at exit" "$pns_why"
 else
 	run "$P" -o "$TMP/nsj.tsv" -- unshare -m -p -f --propagation private "$TMP/wl" -s $SHORT jit
-	# not the map of a process of the recording as profrec names them: kept
-	assert "pid namespace: profrec removes no map its process did not write" test -f /tmp/perf-1.map
+	# written by the program itself, not because of profrec's environment: kept
+	assert "pid namespace: the cleanup leaves /tmp/perf-1.map (profrec did not cause it)" test -f /tmp/perf-1.map
 	rm -f /tmp/perf-1.map
 	n=$(leaves "$TMP/nsj.tsv" '^jitted_loop$')
 	if [ "$STATUS" = 0 ] && [ "$n" -ge 50 ]; then pass "pid namespace: JIT code named from /tmp/perf-NSPID.map ($n)"
 	else fail "pid namespace: JIT code named from /tmp/perf-NSPID.map" "exit $STATUS, $n samples: $(head -c 300 "$TMP/stderr")"; fi
+	# a map written at exit (the JVM's DumpPerfMapAtExit): read at the end,
+	# the process gone, where it saw it (its root, held) under its NSpid
+	run "$P" -o "$TMP/nsl.tsv" -- unshare -m -p -f --propagation private "$TMP/wl" -s $SHORT jitlate
+	rm -f /tmp/perf-1.map
+	n=$(leaves "$TMP/nsl.tsv" '^jitted_loop$')
+	if [ "$STATUS" = 0 ] && [ "$n" -ge 50 ]; then pass "pid namespace: JIT code named at the end from the map written at exit ($n)"
+	else fail "pid namespace: JIT code named at the end from the map written at exit" "exit $STATUS, $n samples: $(head -c 300 "$TMP/stderr")"; fi
 fi
 
 # ---- a chroot: the same mount namespace, another root ----

@@ -45,12 +45,16 @@ void prof_callchain_init(struct prof_callchain *cc, struct prof_symbolizer *sym,
 	cc->lines = lines;
 	cc->max_stack = max_stack;
 	prof_hashmap_init(&cc->deferred, sizeof(struct prof_deferred_frame));
+	prof_hashmap_init(&cc->views, sizeof(struct prof_addrspace *));
 }
 
 void prof_callchain_release(struct prof_callchain *cc)
 {
 	prof_buf_release(&cc->text);
 	prof_hashmap_release(&cc->deferred);
+	for (size_t i = 0; i < prof_hashmap_count(&cc->views); i++)
+		prof_addrspace_free(*(struct prof_addrspace **)prof_hashmap_at(&cc->views, i, NULL));
+	prof_hashmap_release(&cc->views);
 }
 
 /* The characters a frame name may not hold made harmless (prof-formats.5). */
@@ -124,11 +128,16 @@ static uint32_t deferred_id(struct prof_callchain *cc, struct prof_addrspace *as
 			    unsigned flags)
 {
 	struct prof_deferred_frame *d;
-	int pid = (int)prof_addrspace_pid(as);
+	int pid = (int)prof_addrspace_pid(as), added;
+	struct prof_addrspace **view;
 	uint32_t id;
 
 	if (flags & PROF_SYM_RETURN)
 		addr--;
+	/* where its map will be at the end: a container's, under the pid it sees */
+	view = prof_hashmap_put(&cc->views, (uint64_t)pid, &added);
+	if (added)
+		*view = prof_addrspace_view(as);
 	prof_buf_reset(&cc->text);
 	prof_buf_addf(&cc->text, "[unknown 0x%llx pid %d]", (unsigned long long)addr, pid);
 	id = prof_stacks_frame(cc->stacks, cc->text.data, cc->text.len);
@@ -367,7 +376,7 @@ uint32_t *prof_callchain_resolve(struct prof_callchain *cc, size_t *nframes,
 {
 	size_t nd = prof_hashmap_count(&cc->deferred), n = prof_intern_count(&cc->stacks->frames);
 	struct prof_deferred_frame **order;
-	struct prof_addrspace *as = NULL;
+	struct prof_addrspace *as = NULL, **view;
 	uint32_t *map, unknown;
 
 	*nframes = nd ? n : 0;
@@ -388,8 +397,8 @@ uint32_t *prof_callchain_resolve(struct prof_callchain *cc, size_t *nframes,
 		const char *name;
 
 		if (!as || prof_addrspace_pid(as) != d->pid) {
-			prof_addrspace_free(as);
-			as = prof_addrspace_new(cc->sym, d->pid);
+			view = prof_hashmap_get(&cc->views, (uint64_t)d->pid);
+			as = *view;
 		}
 		if (!(name = prof_addrspace_jit_name(as, d->addr))) {
 			map[d->frame] = unknown;
@@ -401,7 +410,6 @@ uint32_t *prof_callchain_resolve(struct prof_callchain *cc, size_t *nframes,
 		map[d->frame] = prof_stacks_frame(cc->stacks, cc->text.data, cc->text.len);
 		*named_leaves += d->leaf;
 	}
-	prof_addrspace_free(as);
 	free(order);
 	return map;
 }

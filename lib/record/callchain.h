@@ -35,7 +35,9 @@
  * process and address (the looked-up one: a return address less one);
  * prof_callchain_resolve() names those frames at the end of the
  * recording from the perf map as it is then, which is how perf report
- * names them (it reads the map when it reports). Off (the default),
+ * names them (it reads the map when it reports); a process in a
+ * container has it read in its file tree, under the pid it sees
+ * (symbolize.h's prof_addrspace_view()). Off (the default),
  * they are "[unknown]" at once, as a writer that cannot go back needs.
  * The map at the end names only code alive then; a JVM is not asked for
  * maps during the run as well, because the one at the end left 0.0% of
@@ -98,6 +100,8 @@ struct prof_callchain {
 	uint32_t ids[PROF_CALLCHAIN_MAX_FRAMES];
 	size_t n;
 	struct prof_hashmap deferred;	/* frame id -> struct prof_deferred_frame */
+	/* pid -> struct prof_addrspace *: where a process with deferred frames has its map */
+	struct prof_hashmap views;
 	/*
 	 * After prof_callchain_stack(): the address each of the stack's
 	 * frames was named from, root first (the inlined frames of one

@@ -57,6 +57,17 @@ void prof_addrspace_free(struct prof_addrspace *as)
 	free(as);
 }
 
+struct prof_addrspace *prof_addrspace_view(const struct prof_addrspace *as)
+{
+	struct prof_addrspace *v = prof_addrspace_new(as->s, as->pid);
+
+	v->live = as->live;
+	v->nspid = as->nspid;
+	v->root = as->root;
+	prof_sym_root_ref(as->s, as->root);
+	return v;
+}
+
 struct prof_addrspace *prof_addrspace_clone(const struct prof_addrspace *src, pid_t pid)
 {
 	struct prof_addrspace *as = prof_addrspace_new(src->s, pid);

@@ -694,10 +694,24 @@ static struct elfobj *obj_open(const struct prof_symbolizer *s, const char *path
 	o->path = xstrdup(path);
 	o->base = strrchr(o->path, '/') + 1;
 	o->root = root == PROF_SYM_ROOT_GONE ? PROF_SYM_ROOT_OURS : root;
-	if (root == PROF_SYM_ROOT_GONE && !bid_len)
+	if (root == PROF_SYM_ROOT_GONE && !bid_len) {
 		o->why = PROF_SYM_GONE_NS;
-	else
+	} else {
 		open_file(s, o, bid, bid_len);
+		/*
+		 * Not under its root, but a build-id to check the file here by:
+		 * mapped before the process entered its root (chroot(1) and
+		 * unshare(1) themselves, looked at after they switched).
+		 */
+		if (!o->elf && o->root >= 0 && bid_len && o->why == PROF_SYM_MISSING) {
+			o->root = PROF_SYM_ROOT_OURS;
+			open_file(s, o, bid, bid_len);
+			if (!o->elf) {
+				o->root = root;
+				o->why = PROF_SYM_MISSING;
+			}
+		}
+	}
 	if (bid_len) {
 		memcpy(o->bid, bid, bid_len);
 		o->bid_len = bid_len;

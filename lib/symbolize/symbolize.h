@@ -296,6 +296,14 @@ int prof_addrspace_open(const struct prof_addrspace *as, const char *path, char 
 void prof_addrspace_free(struct prof_addrspace *as);
 
 /*
+ * A new, empty address space of as's process that reads its JIT map
+ * where as does (its root, held open while the copy lives, and the pid
+ * it sees itself as): for naming its JIT code at the end of a
+ * recording, when it may be gone (prof_addrspace_jit_name()).
+ */
+struct prof_addrspace *prof_addrspace_view(const struct prof_addrspace *as);
+
+/*
  * A copy of src (the same mappings) for process pid: what fork() does.
  * A live src gives a live copy (prof_addrspace_live()).
  */

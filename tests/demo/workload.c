@@ -6,7 +6,8 @@
  *   workload [-s SECONDS] [-t THREADS] [-l LIB.so] MODE
  *
  * MODE: split (default), threads, forkexec, dlopen, inline, offcpu,
- * jit, crash, forever, child (used by forkexec).
+ * jit, jitlate (its map written at exit, as the JVM's), crash, forever,
+ * child (used by forkexec).
  * Build plainly (cc -O1 -g -fno-omit-frame-pointer); the tests also
  * build it -O2 -fomit-frame-pointer, stripped with a debug link.
  */
@@ -140,9 +141,23 @@ __attribute__((noinline)) static void offcpu(void)
 
 /*
  * JIT: machine code generated at run time into an anonymous mapping,
- * named in /tmp/perf-PID.map the way JIT compilers do for perf.
+ * named in /tmp/perf-PID.map the way JIT compilers do for perf: before
+ * it runs, or (late) only when the program exits, as the JVM does with
+ * DumpPerfMapAtExit.
  */
-__attribute__((noinline)) static int jit(void)
+static int write_perfmap(const void *code, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (!(f = fopen(path, "w")))
+		return -1;
+	fprintf(f, "%lx %zx jitted_loop\n", (unsigned long)code, len);
+	return fclose(f);
+}
+
+__attribute__((noinline)) static int jit(int late)
 {
 	/* mov $N, %rcx; 1: dec %rcx; jnz 1b; ret */
 	static const unsigned char code[] = {
@@ -152,23 +167,19 @@ __attribute__((noinline)) static int jit(void)
 	unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	void (*fn)(void);
-	char path[64];
-	FILE *f;
 	double end;
 
 	if (mem == MAP_FAILED)
 		return 1;
 	memcpy(mem, code, sizeof(code));
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	f = fopen(path, "w");
-	if (!f)
-		return 1;
-	fprintf(f, "%lx %zx jitted_loop\n", (unsigned long)mem, sizeof(code));
-	fclose(f);
 	*(void **)&fn = mem;
+	if (!late && write_perfmap(mem, sizeof(code)) != 0)
+		return 1;
 	end = cpu_now() + seconds;
 	while (cpu_now() < end)
 		fn();
+	if (late && write_perfmap(mem, sizeof(code)) != 0)
+		return 1;
 	/* The map stays, as JIT runtimes leave it (node --perf-basic-prof):
 	 * a profiler may read it after the process is gone. */
 	return 0;
@@ -233,8 +244,8 @@ int main(int argc, char **argv)
 		if (!fn)
 			return 1;
 		fn(seconds);
-	} else if (strcmp(mode, "jit") == 0) {
-		return jit();
+	} else if (strcmp(mode, "jit") == 0 || strcmp(mode, "jitlate") == 0) {
+		return jit(strcmp(mode, "jitlate") == 0);
 	} else if (strcmp(mode, "offcpu") == 0) {
 		offcpu();
 	} else if (strcmp(mode, "crash") == 0) {
