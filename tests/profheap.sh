@@ -1139,6 +1139,34 @@ if [ -n "$pythons" ]; then
 	else
 		fail "--python keeps the user's PYTHONMALLOC" "exit $STATUS; $(head -c 300 "$TMP/stderr")"
 	fi
+	# code objects freed and others made at their addresses: each
+	# allocation under the name of the code that ran (the name cache
+	# trusts a code object until its free, then reads it again)
+	cat >"$TMP/reuse.py" <<'PYEOF'
+ids = {}
+keep = []
+for i in range(200):
+    g = {"keep": keep}
+    exec(compile("def f%d():\n    return bytearray(%d)\nkeep.append(f%d())" % (i % 3, 3000 + i, i % 3), "<gen%d>" % (i % 3), "exec"), g)
+    c = g["f%d" % (i % 3)].__code__
+    ids.setdefault(id(c), set()).add(c.co_name)
+print(sum(1 for v in ids.values() if len(v) > 1))
+PYEOF
+	rm -rf "$TMP/pyr.d"
+	run env -u PYTHONMALLOC "$P" -q --python -o "$TMP/pyr.d" -- "$py" "$TMP/reuse.py"
+	cat "$TMP"/pyr.d/*.alloc.folded >"$TMP/pyr.alloc" 2>/dev/null
+	# bytearray(3000 + i) of f(i % 3), each with its NUL: 207700, 207767, 204633 bytes
+	f0=$(sum_of "$TMP/pyr.alloc" 'py::f0 \(<gen0>:1\);PyByteArray_Resize ')
+	f1=$(sum_of "$TMP/pyr.alloc" 'py::f1 \(<gen1>:1\);PyByteArray_Resize ')
+	f2=$(sum_of "$TMP/pyr.alloc" 'py::f2 \(<gen2>:1\);PyByteArray_Resize ')
+	reused=$(cat "$TMP/stdout")
+	if [ "$STATUS" = 0 ] && [ "$f0" = 207700 ] && [ "$f1" = 207767 ] && [ "$f2" = 204633 ] &&
+	   [ "${reused:-0}" -ge 1 ]; then
+		pass "--python: code objects made at a freed one's address ($reused addresses) named each after its own code"
+	else
+		fail "--python: code objects made at a freed one's address named after their own code" \
+			"exit $STATUS, f0 $f0 (207700), f1 $f1 (207767), f2 $f2 (204633), ${reused:-?} addresses reused"
+	fi
 	# not a CPython: native stacks, said
 	check_error "--python with no CPython: said, native stacks" 0 \
 		'--python: no CPython ran in the profiled processes' "$P" --python -o "$TMP/pyn.d" -- "$W" churn

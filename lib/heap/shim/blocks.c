@@ -98,6 +98,25 @@ int ph_block_insert(const void *p, uint64_t info)
 	return 0;
 }
 
+int ph_block_known(const void *p)
+{
+	uint64_t h = ph_addr_hash(p), i;
+	struct pshard *s = &shards[h >> (64 - 10)];
+	int found = 0;
+
+	ph_spin_lock(&s->lock);
+	if (s->e) {
+		for (i = (h >> 20) & s->mask; s->e[i].key; i = (i + 1) & s->mask) {
+			if (s->e[i].key == (uintptr_t)p) {
+				found = 1;
+				break;
+			}
+		}
+	}
+	ph_spin_unlock(&s->lock);
+	return found;
+}
+
 int ph_block_remove(const void *p, uint64_t *info)
 {
 	uint64_t h = ph_addr_hash(p), i;

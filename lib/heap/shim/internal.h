@@ -213,6 +213,8 @@ int ph_blocks_init(int sampled);
 void ph_blocks_reset(void);
 /* Insert p with info (size << 24 | stack id): 0, or -1 (no memory). */
 int ph_block_insert(const void *p, uint64_t info);
+/* 1 if p is a recorded block. */
+int ph_block_known(const void *p);
 /* Remove p: 1 and its info, or 0 if unknown. */
 int ph_block_remove(const void *p, uint64_t *info);
 /* Count a sampled block in (delta 1) or out (-1) of the filter. */
@@ -315,6 +317,8 @@ extern int ph_python;			/* a supported CPython was found: its frames recorded */
 void ph_python_init(void);
 /* A child of fork: its pid, no lock held. */
 void ph_python_after_fork(void);
+/* p is freed (or moved): a code object's name cached as trusted at p is no longer. */
+void ph_python_forget(const void *p);
 /*
  * The walked native stack pcs[0..depth) with the calling thread's
  * Python frames put above the innermost eval call (PH_PC_PYTHON), up

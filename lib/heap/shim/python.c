@@ -24,7 +24,8 @@
  * object's name is written once into the record file's arena (struct
  * ph_pyframe) and cached by address with the fields it was made from,
  * compared at each use (a code object freed and another made at its
- * address gets its own name).
+ * address gets its own name), or trusted until its free when it is a
+ * block the shim recorded (struct name_slot).
  *
  * The stack recorded is the native frames up to the innermost eval
  * call, not that call nor what is above it (the C stack of the
@@ -61,14 +62,57 @@ static int code_lo, code_hi;		/* the span of a code object's fields read */
 #define BATCH 16			/* code objects read by one system call */
 #define CACHE_SLOTS 8192
 
-/* A code object's name in the file, and the fields it was made from. */
+/*
+ * A code object's name in the file, and the fields it was made from.
+ * trusted: the code object is a block the shim recorded (at its address,
+ * or 16 bytes before it: PYTHONMALLOC=malloc, with or without the debug
+ * hooks' header), so its free comes through ph_free(), which forgets the
+ * slot (ph_python_forget()): until then the name holds without reading
+ * the object again. Under pymalloc (PYTHONMALLOC set otherwise, python -E
+ * or -I) no code object is a recorded block: every use reads it.
+ */
 struct name_slot {
 	int lock;
 	int32_t line;
 	uint64_t code, name, qualname, filename;
 	uint64_t off;			/* of its struct ph_pyframe; 0: empty */
+	int trusted;
 };
 static struct name_slot *cache;
+
+static struct name_slot *slot_of(uint64_t code)
+{
+	return &cache[(code >> 4) * 0x9E3779B97F4A7C15ULL >> (64 - 13)];
+}
+
+void ph_python_forget(const void *p)
+{
+	for (uint64_t a = (uint64_t)(uintptr_t)p, end = a + 32; a < end; a += 16) {
+		struct name_slot *s = slot_of(a);
+
+		if (__atomic_load_n(&s->code, RELAXED) != a)
+			continue;
+		ph_spin_lock(&s->lock);
+		if (s->code == a)
+			s->code = s->off = 0;
+		ph_spin_unlock(&s->lock);
+	}
+}
+
+/* The name of code when its slot trusts it, else 0. */
+static uint64_t trusted_name(uint64_t code)
+{
+	struct name_slot *s = slot_of(code);
+	uint64_t at = 0;
+
+	if (__atomic_load_n(&s->code, RELAXED) != code)
+		return 0;
+	ph_spin_lock(&s->lock);
+	if (s->code == code && s->trusted)
+		at = s->off;
+	ph_spin_unlock(&s->lock);
+	return at;
+}
 
 static int peek(uint64_t addr, void *buf, size_t n)
 {
@@ -313,17 +357,20 @@ static uint64_t code_name(uint64_t code, const unsigned char *buf)
 	uint64_t qualname = off.code_qualname >= 0 ? field(buf, off.code_qualname - code_lo) : 0;
 	uint64_t filename = field(buf, off.code_filename - code_lo), at;
 	int32_t line;
-	struct name_slot *s = &cache[(code >> 4) * 0x9E3779B97F4A7C15ULL >> (64 - 13)];
+	struct name_slot *s = slot_of(code);
+	int trusted = ph_block_known((const void *)(uintptr_t)code) ||
+		      ph_block_known((const void *)(uintptr_t)(code - 16));
 
 	memcpy(&line, buf + off.code_firstlineno - code_lo, sizeof(line));
 	ph_spin_lock(&s->lock);
 	if (s->off && s->code == code && s->name == name && s->qualname == qualname &&
 	    s->filename == filename && s->line == line) {
 		at = s->off;
+		s->trusted = trusted;
 	} else {
 		at = make_name(name, qualname, filename, line);
 		if (at)
-			*s = (struct name_slot){ 1, line, code, name, qualname, filename, at };
+			*s = (struct name_slot){ 1, line, code, name, qualname, filename, at, trusted };
 	}
 	ph_spin_unlock(&s->lock);
 	return at;
@@ -389,10 +436,12 @@ static int read_chain(uint64_t *codes, unsigned max, int *more)
 	return frame && !*more ? -1 : (int)n;
 }
 
+#define NOT_CODE UINT64_MAX
+
 unsigned ph_python_stack(uint64_t *pcs, unsigned depth)
 {
-	uint64_t codes[PH_MAX_DEPTH];
-	unsigned k, n, i, out;
+	uint64_t codes[PH_MAX_DEPTH], at[PH_MAX_DEPTH];
+	unsigned miss[PH_MAX_DEPTH], nmiss = 0, k, n, i, out;
 	int got, more;
 
 	/* the native frames below the innermost eval call */
@@ -407,35 +456,43 @@ unsigned ph_python_stack(uint64_t *pcs, unsigned depth)
 	if (got <= 0)
 		return depth;
 	n = (unsigned)got;
-	out = k;
-	for (i = 0; i < n; i += BATCH) {
-		unsigned m = n - i < BATCH ? n - i : BATCH, j;
+	/* the names trusted (see struct name_slot), then the code objects read */
+	for (i = 0; i < n; i++)
+		if (!(at[i] = trusted_name(codes[i])))
+			miss[nmiss++] = i;
+	for (i = 0; i < nmiss; i += BATCH) {
+		unsigned m = nmiss - i < BATCH ? nmiss - i : BATCH, j;
 		unsigned char buf[BATCH][160];
 		struct iovec local[BATCH], remote[BATCH];
 		size_t span = (size_t)(code_hi - code_lo);
 
 		for (j = 0; j < m; j++) {
 			local[j] = (struct iovec){ buf[j], span };
-			remote[j] = (struct iovec){ (void *)(uintptr_t)(codes[i + j] + (uint64_t)code_lo),
-						    span };
+			remote[j] = (struct iovec){
+				(void *)(uintptr_t)(codes[miss[i + j]] + (uint64_t)code_lo), span };
 		}
 		if (process_vm_readv(self_pid, local, m, remote, m, 0) != (ssize_t)(span * m))
 			return depth;
 		for (j = 0; j < m; j++) {
-			uint64_t at;
+			unsigned c = miss[i + j];
 
 			if (field(buf[j], 8 - code_lo) != code_type) {
 				/* 3.13's f_executable may hold what is not code: skip it */
-				if (off.version >= 0x30d)
+				if (off.version >= 0x30d) {
+					at[c] = NOT_CODE;
 					continue;
+				}
 				return depth;	/* torn */
 			}
-			at = code_name(codes[i + j], buf[j]);
-			if (!at)
+			at[c] = code_name(codes[c], buf[j]);
+			if (!at[c])
 				return depth;
-			pcs[out++] = PH_PC_PYTHON | at;
 		}
 	}
+	out = k;
+	for (i = 0; i < n; i++)
+		if (at[i] != NOT_CODE)
+			pcs[out++] = PH_PC_PYTHON | at[i];
 	if (out == k)
 		return depth;
 	if (more)

@@ -198,6 +198,8 @@ void ph_free(void *p)
 
 	if (!p || unlikely(ph_is_boot(p)))
 		return;
+	if (ph_python && !T.guard)
+		ph_python_forget(p);
 	if (!ph_real.free)
 		ph_resolve();
 	if (!ph_active || T.guard) {
@@ -234,6 +236,8 @@ void *ph_realloc(void *p, size_t n)
 	}
 	if (!p)
 		return malloc(n);
+	if (ph_python && !T.guard)
+		ph_python_forget(p);
 	if (unlikely(!ph_real.realloc))
 		ph_resolve();
 	if (!ph_configured)
