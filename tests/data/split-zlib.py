@@ -29,9 +29,11 @@ else:
 # 128 KiB with zlib, 3 times and once, N times each from rounds, called
 # from module level: a 75/25 split of CPU time spent in zlib's C code
 # (deflate, in libz) for profrec --python --native
-# (tests/profrec-runtimes.sh); then the CPU it took on stderr. Fixed work,
-# LIMIT, and why, as for split.py (the leaves' own system calls, brk from
-# malloc, come with each compress alike: they do not move the shares).
+# (tests/profrec-runtimes.sh, tests/proftools-profile.sh); then the CPU
+# it took on stderr. Fixed work, LIMIT, and why, as for split.py (the
+# leaves' own system calls, brk from malloc, come with each compress
+# alike: they do not move the shares).
 # split-zlib.py SECONDS: the same leaves from split, until SECONDS of CPU,
 # for a run of about a given length (-p targets); its loop's CPU-clock
-# reads skew the shares under load (58-72% seen for leaf_a).
+# reads skew the shares under load (58-72% seen for leaf_a) and take up
+# to half the time there, in split.
