@@ -121,7 +121,8 @@ while IFS= read -r cmd; do
 		grep -q '^[^ ]*;main[; ]' "$W/app.folded" 2>/dev/null ||
 			sk="no sample under main in app.folded (main's own work lasts a few ms)" ;;
 	'bin/profrec -o app.tsv -- ./app') APP_SECONDS=$LONG ;;
-	'bin/profrec --python '*|'bin/proftools-profile '*python3*) have python3 || sk="python3 not installed" ;;
+	'bin/profrec --python '*|'bin/proftools-profile '*python3*|'bin/profheap '*python3*)
+		have python3 || sk="python3 not installed" ;;
 	'bin/profrec -p "$(pidof server)" -d 10 -o srv.tsv')
 		# a running "server": ./server in the background, alive for about 1 s
 		APP_SECONDS=0.6 "$W/server" </dev/null >/dev/null &
@@ -251,6 +252,10 @@ $(printf '%s' "$run_cmd" | sed 's|python3 train.py|./cuda/app mix|')"
 		status 1 && has .err leak_phase || ok=0 ;;
 	'bin/profheap --sample=1M -r alloc -- ./app | bin/proffold --top 20 --human')
 		status 0 && has .out peak_phase || ok=0 ;;
+	'bin/profheap -q --python -r alloc -- python3 train.py | bin/profflame >alloc.svg')
+		# allocations of the genexprs leaf_a and leaf_b run, under split and <module>
+		status 0 && xml_ok alloc.svg && has alloc.svg 'py::split (' && has alloc.svg 'py::leaf_a (' &&
+			has alloc.svg 'py::&lt;module&gt; (' || ok=0 ;;
 	'bin/profgpu -o gpu.tsv -- ./train')
 		status 0 && tsv_ok profgpu-timeline gpu.tsv && has .out "app: threads done" || ok=0 ;;
 	'bin/profgpu --summary -- ./bench')
