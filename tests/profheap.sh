@@ -369,8 +369,10 @@ else
 fi
 # 1000 children forked under a 1 ms timeline: a child forked while the
 # parent's timer thread held the timeline's lock spun forever at exit
-# (3 of 3 runs hung before the lock was reset in the child)
-run timeout 120 "$P" -q -i 1ms -o "$TMP/forks" "$W" forks 1000
+# (3 of 3 runs hung before the lock was reset in the child). 5 s here;
+# a hang is forever: 600 s, as a sanitizer build on a loaded machine
+# went past 120
+run timeout 600 "$P" -q -i 1ms -o "$TMP/forks" "$W" forks 1000
 n=$(ls "$TMP/forks"/*.timeline.tsv 2>/dev/null | wc -l)
 if [ "$STATUS" = 0 ] && [ "$n" = 1001 ]; then
 	pass "1000 forks under a 1 ms timeline: every child ends (1001 timelines)"
