@@ -275,7 +275,9 @@ exec_chain() {
 	END {
 		if (n < 2) exit
 		print "root", root
-		print "T", t
+		# %.0f: mawk prints a number past 2^31 as 2.14748e+09 (an exec
+		# more than 2.1 s after the start), which no shell arithmetic takes
+		printf "T %.0f\n", t
 		for (p in ppid) {
 			# the ancestor forked by the command process
 			q = p; a = ""

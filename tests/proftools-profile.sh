@@ -481,8 +481,11 @@ if [ -n "$NOFP" ]; then
 fi
 if [ -d shimroot ]; then
 	# The launcher of the shim test above, busy for a while (a real shim
-	# spends tens of milliseconds finding the version).
-	sed -i 's/^shift 2$/i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done\nshift 2/' shimroot/libexec/launcher
+	# spends tens of milliseconds finding the version), then slow to exec
+	# the program: past 2^31 ns after the start, as a loaded machine made
+	# it (the time of that exec was printed by awk as 2.14748e+09, and the
+	# script's arithmetic on it ended it with exit 2).
+	sed -i 's/^shift 2$/i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done\nsleep 2.3\nshift 2/' shimroot/libexec/launcher
 	run "$W" cpu -q -o shimcpu -- "$TMP/shimroot/shims/app"
 	roots=$(grep -v '^#' shimcpu/cpu.folded 2>/dev/null | sed 's/;.*//' | sort -u | tr '\n' ' ')
 	if [ "$STATUS" = 0 ] && [ "$roots" = "app " ] && grep -q ';main;' shimcpu/cpu.folded &&
