@@ -89,14 +89,15 @@ run "$PUSH" --server "$URL" --app myapp "$TMP/d/ns.folded"
 check_log "folded in ns: stored as 1.269269268 s of CPU" 0 '^OK folded app=myapp type=cpu .*unit=nanoseconds stacks=2 total=1269269268 '
 
 # profrec -c PERIOD: no freq; each sample is PERIOD ns of CPU time (the
-# server would take 100 Hz: 10 ms a sample).
-printf '# source=profrec event=cpu-clock unit=samples period=250000 start_time=2026-11-25T21:30:00Z\napp;main;work 3\napp;main 1\n' >"$TMP/d/period.folded"
+# server would take 100 Hz: 10 ms a sample). 7.5 s is past 2^31 ns: an
+# integer still (mawk wrote 7.5e+09, which the server's Atoi refuses).
+printf '# source=profrec event=cpu-clock unit=samples period=250000 start_time=2026-11-25T21:30:00Z\napp;main;work 30000\napp;main 1\n' >"$TMP/d/period.folded"
 printf '# source=profrec event=cpu-clock unit=ns period=250000 call_graph=fp command=app start_time=2026-11-25T21:30:00Z\n%s\n' "$H" >"$TMP/d/period.tsv"
 printf '1000\t7\t7\tapp\t0\tcpu-clock\t250000\t0\tmain;work\t\t\t\n2500000000\t7\t7\tapp\t0\tcpu-clock\t250000\t0\t\t\t\t\n' >>"$TMP/d/period.tsv"
 touch -d @1795000000 "$TMP/d/period.tsv" "$TMP/d/period.folded"
 reset_stub
 run "$PUSH" --server "$URL" --app myapp "$TMP/d/period.folded"
-check_log "profrec -c 250000 --folded: 4 samples = 1 ms" 0 '^OK folded app=myapp type=cpu .*total=1000000 .*from=1795642200 '
+check_log "profrec -c 250000 --folded: 30001 samples = 7.50025 s, in whole ns" 0 '^OK folded app=myapp type=cpu .*total=7500250000 .*from=1795642200 '
 # The recording's own start_time and its last sample (2.5 s after it),
 # not the file's modification time.
 reset_stub
