@@ -23,6 +23,7 @@
 #include "core/stack.h"
 #include "heap/launch.h"
 #include "heap/report.h"
+#include "heap/roots.h"
 #include "heap/suppressions.h"
 #include "io/output.h"
 #include "symbolize/binary_info.h"
@@ -299,11 +300,12 @@ static int run_command(char **argv, char **env, int report_on_stdout, pid_t *pid
  * with -r the report of every process on stdout. Returns 0 or -1.
  */
 static int report(const struct opts *o, const struct outdir *d, uint64_t run_id,
-		  struct prof_heap_totals *tot)
+		  const struct prof_heap_roots *roots, struct prof_heap_totals *tot)
 {
 	struct prof_heap_run run = {
 		.dir = d->path, .run_id = run_id, .keep = o->keep, .supp = &o->supp,
 		.more_in = d->temp && !o->keep ? NULL : d->path, .no_demangle = o->no_demangle,
+		.roots = roots,
 	};
 	struct prof_stacks merged;
 	int rc;
@@ -332,6 +334,7 @@ int main(int argc, char **argv)
 	struct prof_heap_launch launch = { 0 };
 	struct prof_heap_totals tot = { 0 };
 	struct outdir d = { 0 };
+	struct prof_heap_roots roots = { .rx = -1, .tx = -1 };
 	char **env = NULL, *cmd = NULL, *shim = NULL, *failed = NULL;
 	int started = 0, status = PROF_EXIT_FAIL, first, closed;
 	pid_t pid = 0;
@@ -369,12 +372,16 @@ int main(int argc, char **argv)
 		failed = NULL;
 		goto out;
 	}
+	/* processes in another mount namespace or root hand theirs over (heap/roots.h) */
+	if (prof_heap_roots_open(&roots) == 0)
+		launch.roots = roots.env;
 	env = prof_heap_env(&launch, environ);
 	status = run_command(argv + first, env, o.report >= 0, &pid, &started);
 	if (!started)
 		goto out;	/* nothing ran: the directory goes if we made it */
 
-	if (report(&o, &d, launch.run_id, &tot) < 0 && status == 0)
+	prof_heap_roots_collect(&roots);
+	if (report(&o, &d, launch.run_id, &roots, &tot) < 0 && status == 0)
 		status = PROF_EXIT_FAIL;
 	if (prof_heap_failed_marked(failed)) {
 		prof_warn("a profiled process could not write its heap records: the figures are incomplete");
@@ -411,6 +418,7 @@ out:
 	if ((d.temp && !o.keep) || (d.created && !started))
 		prof_heap_dir_remove(d.path ? d.path : d.asked);	/* ours, or nothing ran: leave nothing */
 	prof_heap_supp_release(&o.supp);
+	prof_heap_roots_close(&roots);
 	prof_heap_env_free(env);
 	free(cmd);
 	free(shim);

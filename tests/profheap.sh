@@ -1182,3 +1182,73 @@ else
 	skip "--python refuses Python 3.8" "no pyenv 3.8"
 fi
 check "--python in --list-options" 0 "--python" sh -c "\"$P\" --list-options | tr ' ' '\n' | grep -x -- --python"
+
+# ---- a process in another mount namespace (a container, unshare -m) ----
+# Its maps name the paths it sees: its program lives only under the tmpfs
+# its namespace mounts over $TMP/ctr, gone with it before profheap names
+# anything. Its shim hands its root over (PROFHEAP_ROOTS); without that,
+# the file at that path here (a decoy) must not lend its names.
+ns_why=
+mkdir -p "$TMP/ctr" "$TMP/ns"
+if [ "$(id -u)" != 0 ]; then ns_why="needs root (unshare -m, mount)"
+elif ! have unshare; then ns_why="unshare not installed (package util-linux)"
+elif ! unshare -m --propagation private sh -c "mount -t tmpfs tmpfs '$TMP/ctr'" 2>"$TMP/ns.err"; then
+	ns_why="unshare -m and a tmpfs mount refused here: $(head -c 120 "$TMP/ns.err")"
+fi
+cat >"$TMP/nsleak.c" <<'EOC'
+#include <stdlib.h>
+#define KEEP(p) __asm__ volatile("" : : "r"(p) : "memory")
+__attribute__((noinline)) static void leak_in_ns(void) { void *p = malloc(4321); KEEP(p); }
+int main(void) { leak_in_ns(); return 0; }
+EOC
+cat >"$TMP/nsdecoy.c" <<'EOC'
+__attribute__((noinline)) int decoy_outside(int x) { __asm__ volatile(".skip 16384, 0x90"); return x * 3; }
+__attribute__((noinline)) int decoy_other(int x) { return x + decoy_outside(x); }
+int main(int argc, char **argv) { (void)argv; return decoy_other(argc); }
+EOC
+# in_ns [WRAPPER...]: $TMP/ns/app run as $TMP/ctr/app, a path only its namespace has
+cat >"$TMP/in_ns" <<EOS
+#!/bin/sh
+exec "\$@" unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs "\$0" && cp "\$1" "\$0/app" && exec "\$0/app"' \\
+	"$TMP/ctr" "$TMP/ns/app"
+EOS
+chmod +x "$TMP/in_ns"
+if [ -z "$ns_why" ] && ! { $CC -O1 -g -fno-omit-frame-pointer -o "$TMP/ns/app" "$TMP/nsleak.c" &&
+	$CC -O1 -g -o "$TMP/nsdecoy" "$TMP/nsdecoy.c"; }; then
+	ns_why="cannot build the workloads"
+fi
+if [ -n "$ns_why" ]; then
+	skip "mount namespace: the leak of a program only it has is named" "$ns_why"
+	skip "mount namespace: names from its file, not the one at that path here" "$ns_why"
+	skip "mount namespace: its root not handed over: the file here lends no names" "$ns_why"
+else
+	PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nsh" -- "$TMP/in_ns"
+	if [ "$STATUS" = 0 ] && grep -q ': *4,321 bytes in 1 block at leak_in_ns < main' "$TMP/stderr"; then
+		pass "mount namespace: the leak of a program only it has is named"
+	else
+		fail "mount namespace: the leak of a program only it has is named" "exit $STATUS: $(grep -v 'no leaks' "$TMP/stderr" | head -c 600)"
+	fi
+	# no build-id in either file to tell them apart: a decoy program here
+	if objcopy --remove-section .note.gnu.build-id "$TMP/nsdecoy" &&
+		objcopy --remove-section .note.gnu.build-id "$TMP/ns/app" && cp "$TMP/nsdecoy" "$TMP/ctr/app"; then
+		PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nsd" -- "$TMP/in_ns"
+		if [ "$STATUS" = 0 ] && grep -q ': *4,321 bytes in 1 block at leak_in_ns < main' "$TMP/stderr" &&
+			! grep -q decoy "$TMP/stderr" "$TMP"/nsd/*.folded; then
+			pass "mount namespace: names from its file, not the one at that path here"
+		else
+			fail "mount namespace: names from its file, not the one at that path here" "exit $STATUS: $(grep -v 'no leaks' "$TMP/stderr" | head -c 600)"
+		fi
+		# its root never handed over (the variable dropped): unnamed, and said why
+		PROFTOOLS_NO_CACHE=1 run "$P" -o "$TMP/nsg" -- "$TMP/in_ns" env -u PROFHEAP_ROOTS
+		if [ "$STATUS" = 0 ] && grep -q ': *4,321 bytes in 1 block at app+0x' "$TMP/stderr" &&
+			! grep -q decoy "$TMP/stderr" "$TMP"/nsg/*.folded &&
+			grep -q 'not opened: its process ran in another mount namespace whose root profheap could not keep open' "$TMP/stderr"; then
+			pass "mount namespace: its root not handed over: the file here lends no names"
+		else
+			fail "mount namespace: its root not handed over: the file here lends no names" "exit $STATUS: $(grep -v 'no leaks' "$TMP/stderr" | head -c 600)"
+		fi
+		rm -f "$TMP/ctr/app"
+	else
+		fail "mount namespace: names from its file, not the one at that path here" "cannot strip the build-ids"
+	fi
+fi

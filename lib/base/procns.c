@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/procns.h"
 #include "base/sysfile.h"
@@ -38,19 +39,36 @@ pid_t prof_procns_nspid(pid_t pid)
 	return v > 0 ? (pid_t)v : pid;
 }
 
-int prof_procns_probe(pid_t pid, struct prof_procns *ns)
+int prof_procns_self(struct prof_procns *ns)
 {
 	/* this process's own view: read once (it does not change its namespace) */
 	static struct prof_procns self;
 	static int self_read;
-	char path[64];
 
 	if (!self_read) {
 		if (file_id("/proc/self/ns/mnt", &self.mnt_dev, &self.mnt_ino) != 0 ||
 		    file_id("/", &self.root_dev, &self.root_ino) != 0)
 			return -1;
+		self.nspid = getpid();
 		self_read = 1;
 	}
+	*ns = self;
+	return 0;
+}
+
+int prof_procns_same(const struct prof_procns *a, const struct prof_procns *b)
+{
+	return a->mnt_dev == b->mnt_dev && a->mnt_ino == b->mnt_ino &&
+	       a->root_dev == b->root_dev && a->root_ino == b->root_ino;
+}
+
+int prof_procns_probe(pid_t pid, struct prof_procns *ns)
+{
+	struct prof_procns self;
+	char path[64];
+
+	if (prof_procns_self(&self) < 0)
+		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	if (file_id(path, &ns->mnt_dev, &ns->mnt_ino) != 0)
 		return -1;
@@ -58,8 +76,7 @@ int prof_procns_probe(pid_t pid, struct prof_procns *ns)
 	if (file_id(path, &ns->root_dev, &ns->root_ino) != 0)
 		return -1;
 	ns->nspid = prof_procns_nspid(pid);
-	return ns->mnt_dev != self.mnt_dev || ns->mnt_ino != self.mnt_ino ||
-	       ns->root_dev != self.root_dev || ns->root_ino != self.root_ino;
+	return !prof_procns_same(ns, &self);
 }
 
 int prof_procns_path(pid_t pid, const char *path, char *buf, size_t n)

@@ -31,6 +31,15 @@ struct prof_procns {
 int prof_procns_probe(pid_t pid, struct prof_procns *ns);
 
 /*
+ * This process's own mount namespace and root (nspid: getpid()), read
+ * once. Returns 0, or -1 with errno set when /proc is not there.
+ */
+int prof_procns_self(struct prof_procns *ns);
+
+/* 1 if a and b are the same file tree (mount namespace and root), else 0. */
+int prof_procns_same(const struct prof_procns *a, const struct prof_procns *b);
+
+/*
  * The pid process pid sees itself as (the last field of NSpid in
  * /proc/PID/status): pid itself when it shares this pid namespace, is
  * gone, or the kernel predates NSpid (4.1).

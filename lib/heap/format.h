@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #define PH_MAGIC "PRFHEAP1"
-#define PH_VERSION 3
+#define PH_VERSION 4
 #define PH_RESERVE (64ULL << 30)	/* sparse size of the file while running */
 #define PH_DIR_CHUNK 65536u
 #define PH_DIR_CHUNKS 256u		/* up to 16M stacks */
@@ -113,6 +113,13 @@ struct ph_header {
 	uint64_t peak_gen __attribute__((aligned(64)));	/* committed peaks */
 	uint64_t peak_ns;		/* when the last one was committed (the heap left it), since start_ns */
 	uint64_t unknown_frees __attribute__((aligned(64)));	/* frees of unknown blocks */
+	/*
+	 * The file tree the process saw (dev and inode of /proc/self/ns/mnt
+	 * and of "/"; 0 if unknown): another one than profheap's (unshare -m,
+	 * a container, chroot) has its files opened through the root it
+	 * handed over (PROFHEAP_ROOTS, lib/heap/roots.h).
+	 */
+	uint64_t mnt_dev, mnt_ino, root_dev, root_ino;
 	char exe[512];			/* /proc/self/exe at start */
 	char exec_path[512];		/* with PH_FLAG_EXEC: the program exec'd */
 	char python[32];		/* with PH_FLAG_PYTHON: its version, "3.12.1" */

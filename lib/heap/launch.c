@@ -59,7 +59,7 @@ char **prof_heap_env(const struct prof_heap_launch *l, char *const *env)
 
 	while (env[n])
 		n++;
-	out = xcalloc(n + 11, sizeof(*out));
+	out = xcalloc(n + 12, sizeof(*out));
 	for (i = 0; i < n; i++) {
 		if (!strncmp(env[i], "LD_PRELOAD=", 11))
 			old = env[i] + 11;
@@ -74,6 +74,8 @@ char **prof_heap_env(const struct prof_heap_launch *l, char *const *env)
 	out[k++] = xasprintf("PROFHEAP_FAILED=%s", l->failed);
 	out[k++] = xstrdup(l->dwarf ? "PROFHEAP_UNWIND=dwarf" : "PROFHEAP_UNWIND=fp");
 	out[k++] = xstrdup(l->follow_fork ? "PROFHEAP_FOLLOW_FORK=1" : "PROFHEAP_FOLLOW_FORK=0");
+	if (l->roots)
+		out[k++] = xasprintf("PROFHEAP_ROOTS=%s", l->roots);
 	if (l->python) {
 		out[k++] = xstrdup("PROFHEAP_PYTHON=1");
 		/* a literal: not ours() to free; the user's own setting is kept */

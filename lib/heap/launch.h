@@ -21,6 +21,7 @@ struct prof_heap_launch {
 	int dwarf;			/* PROFHEAP_UNWIND: dwarf (1) or fp (0) */
 	int follow_fork;		/* PROFHEAP_FOLLOW_FORK: profile children of fork */
 	int python;			/* PROFHEAP_PYTHON: a CPython's frames into its stacks */
+	const char *roots;		/* PROFHEAP_ROOTS: prof_heap_roots_env() (heap/roots.h), or NULL */
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "heap/launch.h"
 #include "heap/records.h"
 #include "heap/report.h"
+#include "heap/roots.h"
 #include "heap/suppressions.h"
 #include "io/output.h"
 #include "symbolize/symbolize.h"
@@ -209,7 +210,7 @@ static void read_sites(struct stack_walk *w, struct prof_heapfile *f, const stru
 
 int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 			   const char *maps_path, struct prof_symbolizer *sym,
-			   const struct prof_heap_supp *supp)
+			   const struct prof_heap_supp *supp, const struct prof_heap_roots *roots)
 {
 	struct prof_heapfile f;
 	struct prof_heap_site *sites;
@@ -241,6 +242,19 @@ int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 	sites = xcalloc(f.nstacks ? f.nstacks : 1, sizeof(*sites));
 	prof_heapfile_sum(&f, sites);
 	w.as = prof_addrspace_new(sym, f.h->pid);
+	if (f.h->mnt_ino && f.h->root_ino) {
+		/*
+		 * Its paths are those of the tree it saw: another one than ours
+		 * is reached through the root it handed over, never at the same
+		 * path here (another file, or none, may be there).
+		 */
+		struct prof_procns tree = { .mnt_dev = f.h->mnt_dev, .mnt_ino = f.h->mnt_ino,
+					    .root_dev = f.h->root_dev, .root_ino = f.h->root_ino };
+		int dirfd = -1, nsfd = -1;
+
+		prof_heap_roots_find(roots, &tree, &dirfd, &nsfd);
+		prof_addrspace_saw(w.as, &tree, dirfd, nsfd);
+	}
 	if (maps_path && access(maps_path, R_OK) == 0)
 		prof_addrspace_load_maps(w.as, maps_path);
 	else if (maps_path)
@@ -616,7 +630,7 @@ static int postprocess_one(const struct prof_heap_run *run, const char *tag, int
 
 	snprintf(heap, sizeof(heap), "%s/%s.heap", run->dir, tag);
 	snprintf(maps, sizeof(maps), "%s/%s.maps", run->dir, tag);
-	if (prof_heap_process_read(&p, heap, maps, sym, run->supp) < 0) {
+	if (prof_heap_process_read(&p, heap, maps, sym, run->supp, run->roots) < 0) {
 		prof_heap_process_release(&p);
 		return -1;
 	}

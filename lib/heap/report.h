@@ -91,12 +91,17 @@ struct prof_heap_process {
  * allocation without a stack is "[no stack]". supp decides which blocks
  * still live are not leaks; so does the runtime: a stack of runtime
  * frames only is not a leak when complete, and is when cut short (the
- * program may have called the runtime); one cut at start-up is not. Returns 0, or -1 when
- * the file cannot be read as a record file (reported).
+ * program may have called the runtime); one cut at start-up is not.
+ * A process that saw another file tree than profheap (its header says)
+ * has its files opened through the root it handed over, in roots
+ * (heap/roots.h; NULL: none), else only those a build-id confirms.
+ * Returns 0, or -1 when the file cannot be read as a record file
+ * (reported).
  */
+struct prof_heap_roots;
 int prof_heap_process_read(struct prof_heap_process *p, const char *heap_path,
 			   const char *maps_path, struct prof_symbolizer *sym,
-			   const struct prof_heap_supp *supp);
+			   const struct prof_heap_supp *supp, const struct prof_heap_roots *roots);
 
 /* Free p's table. */
 void prof_heap_process_release(struct prof_heap_process *p);
@@ -179,6 +184,7 @@ struct prof_heap_totals {
 };
 
 /* What prof_heap_run_process() needs besides the files. */
+struct prof_heap_roots;
 struct prof_heap_run {
 	const char *dir;		/* where the record files are */
 	uint64_t run_id;		/* only files of this run (header.run_id) */
@@ -186,6 +192,7 @@ struct prof_heap_run {
 	const char *more_in;		/* see prof_heap_process_report() */
 	const struct prof_heap_supp *supp;
 	int no_demangle;		/* keep C++ and Rust names mangled */
+	const struct prof_heap_roots *roots;	/* handed over by processes of other trees, or NULL */
 };
 
 /*

@@ -35,6 +35,15 @@ void prof_addrspace_live(struct prof_addrspace *as)
 	as->root = prof_sym_root_of(as->s, as->pid, PROF_SYM_ROOT_OURS, &as->nspid);
 }
 
+void prof_addrspace_saw(struct prof_addrspace *as, const struct prof_procns *tree, int dirfd,
+			int nsfd)
+{
+	int root = prof_sym_root_adopt(as->s, tree, as->pid, dirfd, nsfd);
+
+	prof_sym_root_unref(as->s, as->root);
+	as->root = root;
+}
+
 int prof_addrspace_open(const struct prof_addrspace *as, const char *path, char *err,
 			size_t errlen)
 {

@@ -534,6 +534,17 @@ void prof_sym_kernel_release(struct prof_symbolizer *s);
  */
 int prof_sym_root_of(struct prof_symbolizer *s, pid_t pid, int prev, pid_t *nspid);
 
+/*
+ * The root of a process that saw the file tree id, from descriptors of
+ * its root directory and mount namespace that it handed over itself
+ * (profheap's shim; -1 when it could not): PROF_SYM_ROOT_OURS when id
+ * is this process's tree, a root index (held already, or dirfd and nsfd
+ * duplicated after fstat says they are id's; one more reference), else
+ * PROF_SYM_ROOT_GONE. pid is for messages only.
+ */
+int prof_sym_root_adopt(struct prof_symbolizer *s, const struct prof_procns *id, pid_t pid,
+			int dirfd, int nsfd);
+
 /* One more reference to root (an index; other states ignored). */
 void prof_sym_root_ref(struct prof_symbolizer *s, int root);
 

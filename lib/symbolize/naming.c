@@ -60,34 +60,39 @@ static int pct(uint64_t part, uint64_t total)
 
 /*
  * Why o's file gave no names when it could not be opened: not "no
- * symbols" (installing debug symbols would not help), but where profrec
+ * symbols" (installing debug symbols would not help), but where the tool
  * looked and what it found there.
  */
 static const char *unopened(const struct prof_symbolizer *s, const struct elfobj *o, char *buf,
 			    size_t n)
 {
-	char where[4200];
+	char where[4200], couldnot[160];
 	size_t len = strlen(o->path);
 
-	if (o->why == PROF_SYM_GONE_NS)
-		return "not opened: its process ran in another mount namespace and was gone "
-		       "before profrec could open its root, and no build-id says whether the file "
-		       "at that path here is the one it ran";
+	if (o->why == PROF_SYM_GONE_NS) {
+		snprintf(buf, n, "not opened: its process ran in another mount namespace whose root "
+			 "%s could not keep open, and no build-id says whether the file "
+			 "at that path here is the one it ran", prof_progname);
+		return buf;
+	}
 	if (o->root >= 0)
 		snprintf(where, sizeof(where), "in its process's root (%s)",
 			 prof_sym_root_display(s, o->root, o->path, buf, n));
 	else
-		snprintf(where, sizeof(where), "in profrec's mount namespace");
+		snprintf(where, sizeof(where), "in %s's mount namespace", prof_progname);
+	if (o->root >= 0)
+		couldnot[0] = 0;
+	else
+		snprintf(couldnot, sizeof(couldnot), "its process may run in a container, another mount "
+			 "namespace, that %s could not look into", prof_progname);
 	if (o->why == PROF_SYM_OTHER_FILE)
 		snprintf(buf, n, "not named: the file at that path %s is another one (its build-id "
-			 "is not the mapping's)%s", where, o->root >= 0 ? "" :
-			 "; it may run in a container that profrec could not look into");
+			 "is not the mapping's)%s%s", where, o->root >= 0 ? "" : "; ", couldnot);
 	else if (len > 10 && strcmp(o->path + len - 10, " (deleted)") == 0)
 		snprintf(buf, n, "not named: the file was deleted after it was mapped");
 	else
-		snprintf(buf, n, "not named: the file was not found %s%s", where, o->root >= 0 ? "" :
-			 " (it was deleted, or its process runs in a container, another mount "
-			 "namespace, that profrec could not look into)");
+		snprintf(buf, n, "not named: the file was not found %s%s%s%s", where,
+			 o->root >= 0 ? "" : " (it was deleted, or ", couldnot, o->root >= 0 ? "" : ")");
 	return buf;
 }
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,11 +24,7 @@
 #include "io/input.h"
 #include "symbolize/internal.h"
 
-static int same_tree(const struct prof_procns *a, const struct prof_procns *b)
-{
-	return a->mnt_dev == b->mnt_dev && a->mnt_ino == b->mnt_ino &&
-	       a->root_dev == b->root_dev && a->root_ino == b->root_ino;
-}
+#define same_tree prof_procns_same
 
 int prof_sym_root_held(const struct prof_symbolizer *s, int root)
 {
@@ -110,6 +107,40 @@ int prof_sym_root_of(struct prof_symbolizer *s, pid_t pid, int prev, pid_t *nspi
 	root = other ? root_entry(s, pid, &id) : PROF_SYM_ROOT_OURS;
 	prof_sym_root_unref(s, prev);
 	return root;
+}
+
+int prof_sym_root_adopt(struct prof_symbolizer *s, const struct prof_procns *id, pid_t pid,
+			int dirfd, int nsfd)
+{
+	struct prof_procns self;
+	struct stat sd, sn;
+	struct prof_sym_root *r;
+
+	if (prof_procns_self(&self) == 0 && same_tree(&self, id))
+		return PROF_SYM_ROOT_OURS;
+	for (size_t i = 0; i < s->nroots; i++)
+		if (s->roots[i].dirfd >= 0 && same_tree(&s->roots[i].id, id)) {
+			s->roots[i].refs++;
+			return (int)i;
+		}
+	/* the descriptors must be the very tree the process said it saw */
+	if (dirfd < 0 || nsfd < 0 || fstat(dirfd, &sd) != 0 || fstat(nsfd, &sn) != 0 ||
+	    (uint64_t)sd.st_dev != id->root_dev || (uint64_t)sd.st_ino != id->root_ino ||
+	    (uint64_t)sn.st_dev != id->mnt_dev || (uint64_t)sn.st_ino != id->mnt_ino)
+		return PROF_SYM_ROOT_GONE;
+	PROF_GROW(s->roots, s->nroots + 1, s->caproots);
+	r = &s->roots[s->nroots];
+	memset(r, 0, sizeof(*r));
+	r->id = *id;
+	r->pid = pid;
+	r->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	r->nsfd = fcntl(nsfd, F_DUPFD_CLOEXEC, 0);
+	if (r->dirfd < 0 || r->nsfd < 0) {
+		root_close(r);
+		return PROF_SYM_ROOT_GONE;
+	}
+	r->refs = 1;
+	return (int)s->nroots++;
 }
 
 int prof_sym_root_open(const struct prof_symbolizer *s, int root, const char *path, char *err,

@@ -283,6 +283,20 @@ struct prof_addrspace *prof_addrspace_new(struct prof_symbolizer *s, pid_t pid);
 void prof_addrspace_live(struct prof_addrspace *as);
 
 /*
+ * Say that as's process, gone now, saw the file tree tree (its mount
+ * namespace and root, base/procns.h), for an address space loaded from
+ * the maps file it saved (profheap's shim): when that is not this
+ * process's tree, its files are opened through dirfd, its root
+ * directory, with nsfd, its mount namespace, that it handed over while
+ * it ran (duplicated here; fstat must say they are tree's), and with
+ * -1 (not handed over) only files a build-id of the mapping confirms
+ * are used: never the file at that path here, which may be another.
+ */
+struct prof_procns;
+void prof_addrspace_saw(struct prof_addrspace *as, const struct prof_procns *tree, int dirfd,
+			int nsfd);
+
+/*
  * Open path, a file of as's mappings, as its process sees it (through
  * its root: prof_addrspace_live()), read-only, a regular file only.
  * Returns the descriptor, or -1 with why in err[0..errlen) (also when

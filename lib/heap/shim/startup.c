@@ -18,6 +18,8 @@
  *   PROFHEAP_UNWIND     "fp" (default) or "dwarf"
  *   PROFHEAP_FOLLOW_FORK  "0": children of fork are not profiled
  *   PROFHEAP_PYTHON     "1": a CPython's frames go into its stacks (python.c)
+ *   PROFHEAP_ROOTS      where to hand this process's root when it sees
+ *                       another file tree than profheap (hand_root())
  *
  * Start-up order. The loader runs the initialisers of the libraries it
  * starts before ours (libstdc++'s allocates its emergency exception pool:
@@ -32,9 +34,13 @@
  *     timer thread; sets ph_started: walks cut short are [truncated].
  * At exit, the destructor writes the last timeline row and the mappings.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -110,6 +116,19 @@ static int read_env(void)
 	return 0;
 }
 
+/* The file tree this process sees (heap/format.h): its mount namespace and root. */
+static void note_tree(void)
+{
+	struct stat ns, root;
+
+	if (stat("/proc/self/ns/mnt", &ns) == 0 && stat("/", &root) == 0) {
+		H->mnt_dev = (uint64_t)ns.st_dev;
+		H->mnt_ino = (uint64_t)ns.st_ino;
+		H->root_dev = (uint64_t)root.st_dev;
+		H->root_ino = (uint64_t)root.st_ino;
+	}
+}
+
 /* The header of a new record file (backed by disk blocks): 0, or -1. */
 static int init_header(void)
 {
@@ -138,7 +157,59 @@ static int init_header(void)
 	l = readlink("/proc/self/exe", H->exe, sizeof(H->exe) - 1);
 	if (l > 0)
 		H->exe[l] = 0;
+	note_tree();
 	return 0;
+}
+
+/*
+ * This process's root, when it sees another file tree than profheap
+ * (unshare -m, a container, a chroot: all before the exec of this
+ * image): the paths of its mappings name files that profheap, naming
+ * them after the process is gone, cannot reach, and whose mounts may go
+ * with it. Hand profheap descriptors of our root directory and mount
+ * namespace, which keep them reachable, over the datagram socket
+ * PROFHEAP_ROOTS names ("FD:INODE:MNTDEV:MNTINO:ROOTDEV:ROOTINO": the
+ * socket and profheap's own tree). Sent without blocking; lost, profheap
+ * says that it could not open the root, and names nothing from a file
+ * here at that path. Called from the constructor (not on the malloc path).
+ */
+static void hand_root(void)
+{
+	const char *env = getenv("PROFHEAP_ROOTS");
+	unsigned long long v[6];
+	struct stat st;
+	int fds[2], fd;
+	char cbuf[CMSG_SPACE(sizeof(fds))];
+	int32_t pid = H->pid;
+	struct iovec iov = { .iov_base = &pid, .iov_len = sizeof(pid) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+
+	if (!env || sscanf(env, "%llu:%llu:%llu:%llu:%llu:%llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+			   &v[5]) != 6 || !H->mnt_ino || !H->root_ino)
+		return;
+	if (H->mnt_dev == v[2] && H->mnt_ino == v[3] && H->root_dev == v[4] && H->root_ino == v[5])
+		return;		/* profheap's own tree */
+	fd = (int)v[0];
+	/* still profheap's socket (not a descriptor the program reused) */
+	if (v[0] > 65535 || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) || (uint64_t)st.st_ino != v[1])
+		return;
+	fds[0] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fds[1] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fds[0] >= 0 && fds[1] >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(c), fds, sizeof(fds));
+		sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
 }
 
 static void atfork_child(void);
@@ -241,6 +312,9 @@ __attribute__((constructor)) static void profheap_init(void)
 		ph_python_init();
 		T.guard--;
 	}
+	T.guard++;
+	hand_root();
+	T.guard--;
 	ph_timer_start();
 	__atomic_store_n(&ph_started, 1, RELEASE);
 }

@@ -255,7 +255,7 @@ static void test_runtime_and_sampled(struct prof_symbolizer *sym, struct prof_he
 	snprintf(heap, sizeof(heap), "%s/4343.heap", dir);
 	snprintf(maps, sizeof(maps), "%s/4343.maps", dir);
 	TEST("process: runtime frames cut short are a leak; a stack cut in the loader's start-up is not") {
-		CHECK(prof_heap_process_read(&p, heap, maps, sym, supp) == 0);
+		CHECK(prof_heap_process_read(&p, heap, maps, sym, supp, NULL) == 0);
 		CHECK(p.leak_bytes == 64 && p.leak_blocks == 1);
 		CHECK(p.supp_bytes == 128 + 256 && p.supp_blocks == 2);
 		CHECK(find_stack(&p.stacks, "[start-up];leaf_site") != UINT32_MAX);
@@ -267,7 +267,7 @@ static void test_runtime_and_sampled(struct prof_symbolizer *sym, struct prof_he
 	TEST("process: sampled, nothing leaked seen: not \"no leaks\", what sampling can miss") {
 		const char *text;
 
-		CHECK(prof_heap_process_read(&p, heap, maps, sym, supp) == 0);
+		CHECK(prof_heap_process_read(&p, heap, maps, sym, supp, NULL) == 0);
 		text = report_text(&p, "4343");
 		CHECK(strstr(text, "figures are estimates") != NULL);
 		CHECK(strstr(text, "no leaks") == NULL);
@@ -295,7 +295,7 @@ static void test_process(struct prof_symbolizer *sym, struct prof_heap_supp *sup
 		static const double none[] = { 8, 1, 0, 0, 0, 0 };
 		static const double cut[] = { 40, 4, 0, 0, 4, 0 };
 
-		CHECK(prof_heap_process_read(&p, heap, path, sym, supp) == 0);
+		CHECK(prof_heap_process_read(&p, heap, path, sym, supp, NULL) == 0);
 		CHECK(p.stacks.nweights == PROF_HEAP_NCOLUMNS);
 		CHECK(p.pid == 4242 && p.flags == PH_FLAG_EXITED && p.peak_bytes == 12345);
 		CHECK(p.used == used && p.damaged == 0);
