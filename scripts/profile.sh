@@ -615,7 +615,8 @@ kernel_track() {
 		print "time_ns\tgpu\tkernel_pct"
 		for (b = 0; b <= last; b++)
 			for (d in dev)
-				printf "%d\t%s\t%.1f\n", b * I, d, 100 * busy[d, b] / I
+				# %.0f: in mawk %d stops at 2147483647 (2.1 s)
+				printf "%.0f\t%s\t%.1f\n", b * I, d, 100 * busy[d, b] / I
 	}' "$1"
 }
 

@@ -64,6 +64,17 @@ if [ -f "$CUPTI_INJ" ] && sh "$TESTS/fake-cupti/build.sh" "$TMP/cuda" 2>"$TMP/cc
 	else
 		fail "gpu: CUDA kernels recorded" "exit $STATUS: $(ls k | tr '\n' ' ') $(head -c 300 "$TMP/stderr")"
 	fi
+	# Kernels past 2^31 ns after the start: their rows' times whole
+	# (mawk's %d stopped at 2147483647, every row after 2.1 s on it)
+	run env LD_LIBRARY_PATH="$TMP/cuda" PROFGPU_CUPTI="$TMP/cuda/libcupti.so" \
+		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o klate -- sh -c 'sleep 2.3; exec "$0" track' "$TMP/cuda/app"
+	late=$(awk -F'\t' 'NR > 1 && $3 > 0 { printf "%s ", $1 }' klate/gpu-kernels.timeline.tsv 2>/dev/null)
+	if [ "$STATUS" = 0 ] && [ -n "$late" ] &&
+		printf '%s\n' $late | awk '$1 !~ /^[0-9]+$/ || $1 < 2300000000 || $1 % 100000000 || $1 <= p { exit 1 } { p = $1 }'; then
+		pass "gpu: the kernel track's rows after 2.1 s keep their times (whole ns, 100 ms apart)"
+	else
+		fail "gpu: kernel track after 2.1 s" "exit $STATUS: times of the busy rows: $late"
+	fi
 	# compare: two CUDA runs, kernel by kernel
 	run env LD_LIBRARY_PATH="$TMP/cuda" PROFGPU_CUPTI="$TMP/cuda/libcupti.so" \
 		PROFGPU_NVML_LIB=/nonexistent "$W" gpu -q -o k2 -- "$TMP/cuda/app" mix
