@@ -394,6 +394,19 @@ fi
 # the binary changed since the recording: refused
 $CC -O1 -g -o "$TMP/divnd" "$TMP/div.c"
 check_error "build-id mismatch: refused, said" 1 "divnd: build-id [0-9a-f]+, but the recording has [0-9a-f]+: the file changed" "$A" "$TMP/nd.tsv"
+# a file without a build-id at the path (a container's program, seen from
+# outside its mount namespace, is another file or none): never annotated
+# as the one recorded, and a missing one says where it may be
+objcopy --remove-section .note.gnu.build-id "$TMP/divnd"
+check_error "a file without a build-id at a path recorded with one: refused, said" 1 \
+	"divnd: no build-id, but the recording has [0-9a-f]+: another file than the one recorded" "$A" "$TMP/nd.tsv"
+rm -f "$TMP/divnd"
+run "$A" "$TMP/nd.tsv"
+if grep -q "divnd: No such file or directory ([0-9]* samples not annotated); if its process ran in a container or another mount namespace, the file was under its root" "$TMP/stderr"; then
+	pass "a file not found: said where a container's is"
+else
+	fail "a file not found: said where a container's is" "exit $STATUS: $(head -c 300 "$TMP/stderr")"
+fi
 
 # a recording of profrec before 0.4 (no ip column)
 cut -f 1-9 "$TMP/div.tsv" >"$TMP/old.tsv"

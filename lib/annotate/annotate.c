@@ -1,6 +1,7 @@
 /*
  * profannotate's report (annotate.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,11 +77,24 @@ static int open_file(struct ctx *c, size_t i)
 	f->rec = r;
 	f->elf = prof_elfcode_open(r->path, err, sizeof(err));
 	if (!f->elf) {
-		prof_warn("%s: %s (%lu samples not annotated)", r->path, err, r->samples);
+		/*
+		 * The paths are those its process saw: one in a container (another
+		 * mount namespace or root) had its files there, not here.
+		 */
+		prof_warn("%s: %s (%lu samples not annotated)%s", r->path, err, r->samples,
+			  errno == ENOENT ? "; if its process ran in a container or another mount "
+			  "namespace, the file was under its root, not here" : "");
 		return 0;
 	}
 	b = prof_elfcode_build_id(f->elf, &n);
 	hex(bid, b, n);
+	/* a file without a build-id is not the one recorded with one (a container's decoy) */
+	if (r->build_id && !n) {
+		prof_warn("%s: no build-id, but the recording has %s: another file than the one "
+			  "recorded (a process in a container or another mount namespace sees another "
+			  "file at this path)", r->path, r->build_id);
+		return -1;
+	}
 	if (r->build_id && n && strcmp(bid, r->build_id) != 0) {
 		prof_warn("%s: build-id %s, but the recording has %s: the file changed since "
 			  "it was recorded", r->path, bid, r->build_id);
