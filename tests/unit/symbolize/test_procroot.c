@@ -5,11 +5,14 @@
  * from a file a build-id confirms, one never seen from its path here (as
  * perf); a file missing here is reported as not found, not as "no
  * symbols".
- * (A real other mount namespace is in tests/profrec.sh: unshare -m.)
+ * A root handed over by its process (profheap: prof_addrspace_saw()).
+ * (A real other mount namespace is in tests/profrec.sh and
+ * tests/profheap.sh: unshare -m.)
  */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "base/error.h"
@@ -201,6 +204,50 @@ int main(void)
 		name_in(s, getpid(), 1, &m, exe, 0, addr, &flags);
 		CHECK(s->nroots == 0);
 		prof_symbolizer_free(s);
+	}
+	TEST("a handed-over root (profheap): opened inside it; descriptors of another tree refused") {
+		char dir[] = "/tmp/test_procroot.XXXXXX", path[64], err[128], buf[8] = { 0 };
+		struct prof_procns own, tree;
+		struct stat st;
+		struct prof_addrspace *as;
+		int dirfd, nsfd, fd, root;
+
+		CHECK(mkdtemp(dir) != NULL);
+		snprintf(path, sizeof(path), "%s/f", dir);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CHECK(fd >= 0 && write(fd, "inside", 6) == 6);
+		close(fd);
+		/* a chroot into dir: this mount namespace, another root */
+		CHECK(prof_procns_self(&own) == 0 && stat(dir, &st) == 0);
+		tree = own;
+		tree.root_dev = (uint64_t)st.st_dev;
+		tree.root_ino = (uint64_t)st.st_ino;
+		dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		nsfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		CHECK(dirfd >= 0 && nsfd >= 0);
+		s = prof_symbolizer_new(NULL);
+		as = prof_addrspace_new(s, 1);
+		prof_addrspace_saw(as, &tree, dirfd, nsfd);
+		/* "/f" and "/../f" are dir/f, as the chrooted process saw them */
+		fd = prof_addrspace_open(as, "/../f", err, sizeof(err));
+		CHECK(fd >= 0 && read(fd, buf, 6) == 6 && !strcmp(buf, "inside"));
+		if (fd >= 0)
+			close(fd);
+		CHECK(s->nroots == 1);
+		/* the descriptors are not the tree the process said it saw: never used */
+		tree.root_ino ^= 1;
+		root = prof_sym_root_adopt(s, &tree, 1, dirfd, nsfd);
+		CHECK(root == PROF_SYM_ROOT_GONE);
+		/* not handed over */
+		CHECK(prof_sym_root_adopt(s, &tree, 1, -1, -1) == PROF_SYM_ROOT_GONE);
+		/* this process's own tree: paths as they are */
+		CHECK(prof_sym_root_adopt(s, &own, 1, -1, -1) == PROF_SYM_ROOT_OURS);
+		prof_addrspace_free(as);
+		prof_symbolizer_free(s);
+		close(dirfd);
+		close(nsfd);
+		unlink(path);
+		rmdir(dir);
 	}
 	return UNIT_RESULT();
 }
