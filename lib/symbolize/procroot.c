@@ -24,8 +24,6 @@
 #include "io/input.h"
 #include "symbolize/internal.h"
 
-#define same_tree prof_procns_same
-
 int prof_sym_root_held(const struct prof_symbolizer *s, int root)
 {
 	return root >= 0 && (size_t)root < s->nroots && s->roots[root].dirfd >= 0;
@@ -71,7 +69,7 @@ static int root_entry(struct prof_symbolizer *s, pid_t pid, const struct prof_pr
 	struct prof_sym_root *r;
 
 	for (size_t i = 0; i < s->nroots; i++)
-		if (s->roots[i].dirfd >= 0 && same_tree(&s->roots[i].id, id)) {
+		if (s->roots[i].dirfd >= 0 && prof_procns_same(&s->roots[i].id, id)) {
 			s->roots[i].refs++;
 			return (int)i;
 		}
@@ -85,7 +83,8 @@ static int root_entry(struct prof_symbolizer *s, pid_t pid, const struct prof_pr
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	r->nsfd = open(path, O_RDONLY | O_CLOEXEC);
 	/* the pid may have exited and been reused between the probe and the opens */
-	if (r->dirfd < 0 || r->nsfd < 0 || prof_procns_probe(pid, &now) < 0 || !same_tree(&now, id)) {
+	if (r->dirfd < 0 || r->nsfd < 0 || prof_procns_probe(pid, &now) < 0 ||
+	    !prof_procns_same(&now, id)) {
 		root_close(r);
 		return PROF_SYM_ROOT_GONE;
 	}
@@ -116,10 +115,10 @@ int prof_sym_root_adopt(struct prof_symbolizer *s, const struct prof_procns *id,
 	struct stat sd, sn;
 	struct prof_sym_root *r;
 
-	if (prof_procns_self(&self) == 0 && same_tree(&self, id))
+	if (prof_procns_self(&self) == 0 && prof_procns_same(&self, id))
 		return PROF_SYM_ROOT_OURS;
 	for (size_t i = 0; i < s->nroots; i++)
-		if (s->roots[i].dirfd >= 0 && same_tree(&s->roots[i].id, id)) {
+		if (s->roots[i].dirfd >= 0 && prof_procns_same(&s->roots[i].id, id)) {
 			s->roots[i].refs++;
 			return (int)i;
 		}
