@@ -88,3 +88,59 @@ int prof_py_offsets_sane(const struct prof_py_offsets *o)
 	       o->code_qualname + 8 <= 160 && o->code_filename + 8 <= 160 &&
 	       o->code_firstlineno + 4 <= 160 && o->tstate_frame >= 0 && o->frame_previous >= 0;
 }
+
+int prof_py_str_chars(const struct prof_py_offsets *o, const unsigned char *hdr, uint64_t obj,
+		      size_t max, uint64_t *data, size_t *len, unsigned *kind)
+{
+	uint32_t state;
+	int64_t length;
+
+	memcpy(&state, hdr + o->unicode_state, sizeof(state));
+	memcpy(&length, hdr + o->unicode_length, sizeof(length));
+	*kind = (state >> 2) & 7;
+	if (!((state >> 5) & 1) || length < 0 || (*kind != 1 && *kind != 2 && *kind != 4))
+		return -1;	/* not compact, or not a str */
+	*len = (uint64_t)length > max ? max : (size_t)length;
+	*data = obj + (uint64_t)((state >> 6) & 1 ? o->unicode_ascii_size : o->unicode_compact_size);
+	return 0;
+}
+
+size_t prof_py_str_utf8(const unsigned char *chars, size_t len, unsigned kind, char *out, size_t n)
+{
+	size_t w = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		const unsigned char *c = chars + i * kind;
+		uint32_t v = kind == 1 ? c[0] : kind == 2 ? (uint32_t)(c[0] | c[1] << 8)
+			   : (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+			     (uint32_t)c[3] << 24;
+		size_t need;
+
+		if (v == ';' || v < 0x20 || v == 0x7f)
+			v = '?';
+		if ((v >= 0xd800 && v < 0xe000) || v >= 0x110000)
+			v = 0xfffd;
+		need = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
+		if (w + need >= n)
+			break;
+		if (need == 1) {
+			out[w++] = (char)v;
+		} else if (need == 2) {
+			out[w++] = (char)(0xc0 | v >> 6);
+			out[w++] = (char)(0x80 | (v & 0x3f));
+		} else if (need == 3) {
+			out[w++] = (char)(0xe0 | v >> 12);
+			out[w++] = (char)(0x80 | (v >> 6 & 0x3f));
+			out[w++] = (char)(0x80 | (v & 0x3f));
+		} else {
+			out[w++] = (char)(0xf0 | v >> 18);
+			out[w++] = (char)(0x80 | (v >> 12 & 0x3f));
+			out[w++] = (char)(0x80 | (v >> 6 & 0x3f));
+			out[w++] = (char)(0x80 | (v & 0x3f));
+		}
+	}
+	out[w] = 0;
+	return w;
+}

@@ -6,6 +6,7 @@
  * field. Shared by lib/python/ and the heap shim (lib/heap/shim/python.c),
  * which is why offsets.c uses nothing but the C library.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 struct prof_py_offsets {
@@ -45,6 +46,23 @@ int prof_py_offsets_debug(const uint64_t *w, struct prof_py_offsets *o);
  * object: 256 of a thread state, 80 of a frame, 160 of a code object.
  */
 int prof_py_offsets_sane(const struct prof_py_offsets *o);
+
+/*
+ * A compact str object (code objects' names and file names are), from
+ * its first o->unicode_compact_size bytes hdr, obj its address: where its
+ * characters lie (*data), how many (*len, cut at max) and their width
+ * (*kind: 1, 2 or 4 bytes). -1 when it is not a compact str.
+ */
+int prof_py_str_chars(const struct prof_py_offsets *o, const unsigned char *hdr, uint64_t obj,
+		      size_t max, uint64_t *data, size_t *len, unsigned *kind);
+
+/*
+ * len characters of width kind (as prof_py_str_chars gives them) as UTF-8
+ * into out, n bytes, NUL-terminated and cut at a whole character: ';' and
+ * control characters (newlines would split a folded stack) become '?',
+ * surrogates and what is past U+10FFFF U+FFFD. Returns the bytes written.
+ */
+size_t prof_py_str_utf8(const unsigned char *chars, size_t len, unsigned kind, char *out, size_t n);
 
 /* 3.12+: a frame of this owner is the C stack's shim, not Python code. */
 #define PROF_PY_FRAME_OWNED_BY_CSTACK 3

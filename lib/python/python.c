@@ -76,55 +76,19 @@ static uint64_t field(const unsigned char *buf, int off)
  */
 static int read_str(const struct prof_python *p, uint64_t obj, struct prof_buf *out)
 {
-	unsigned char hdr[96];
-	uint32_t state;
-	int64_t len;
-	unsigned kind;
+	unsigned char hdr[96], chars[MAX_NAME * 4];
+	char text[MAX_NAME * 4 + 1];
 	uint64_t data;
-	unsigned char chars[MAX_NAME * 4];
+	size_t len;
+	unsigned kind;
 
 	if (!obj || (size_t)p->off.unicode_compact_size > sizeof(hdr) ||
-	    peek(p, obj, hdr, (size_t)p->off.unicode_compact_size) != 0)
+	    peek(p, obj, hdr, (size_t)p->off.unicode_compact_size) != 0 ||
+	    prof_py_str_chars(&p->off, hdr, obj, MAX_NAME, &data, &len, &kind) != 0 ||
+	    (len && peek(p, data, chars, len * kind) != 0))
 		return -1;
-	memcpy(&state, hdr + p->off.unicode_state, sizeof(state));
-	memcpy(&len, hdr + p->off.unicode_length, sizeof(len));
-	kind = (state >> 2) & 7;
-	if (!((state >> 5) & 1) || len < 0 || (kind != 1 && kind != 2 && kind != 4))
-		return -1;	/* not compact, or not a str */
-	if (len > MAX_NAME)
-		len = MAX_NAME;
-	data = obj + (uint64_t)((state >> 6) & 1 ? p->off.unicode_ascii_size
-						 : p->off.unicode_compact_size);
-	if (len && peek(p, data, chars, (size_t)len * kind) != 0)
-		return -1;
-	for (int64_t i = 0; i < len; i++) {
-		uint32_t c = kind == 1 ? chars[i] : kind == 2 ? (uint32_t)(chars[2 * i] | chars[2 * i + 1] << 8)
-			: (uint32_t)chars[4 * i] | (uint32_t)chars[4 * i + 1] << 8 |
-			  (uint32_t)chars[4 * i + 2] << 16 | (uint32_t)chars[4 * i + 3] << 24;
-
-		/* ';' and newlines would split a folded stack; control characters stay out */
-		if (c == ';' || c < 0x20 || c == 0x7f)
-			c = '?';
-		if (c >= 0xd800 && c < 0xe000)
-			c = 0xfffd;
-		if (c < 0x80) {
-			prof_buf_addch(out, (char)c);
-		} else if (c < 0x800) {
-			prof_buf_addch(out, (char)(0xc0 | c >> 6));
-			prof_buf_addch(out, (char)(0x80 | (c & 0x3f)));
-		} else if (c < 0x10000) {
-			prof_buf_addch(out, (char)(0xe0 | c >> 12));
-			prof_buf_addch(out, (char)(0x80 | (c >> 6 & 0x3f)));
-			prof_buf_addch(out, (char)(0x80 | (c & 0x3f)));
-		} else if (c < 0x110000) {
-			prof_buf_addch(out, (char)(0xf0 | c >> 18));
-			prof_buf_addch(out, (char)(0x80 | (c >> 12 & 0x3f)));
-			prof_buf_addch(out, (char)(0x80 | (c >> 6 & 0x3f)));
-			prof_buf_addch(out, (char)(0x80 | (c & 0x3f)));
-		} else {
-			prof_buf_addstr(out, "\xef\xbf\xbd");
-		}
-	}
+	prof_py_str_utf8(chars, len, kind, text, sizeof(text));
+	prof_buf_addstr(out, text);
 	return 0;
 }
 

@@ -260,64 +260,20 @@ void ph_python_after_fork(void)
 			cache[i].lock = 0;	/* a thread of the parent may have held one */
 }
 
-/* Append c as UTF-8; returns the new length (stays under n). */
-static size_t put_char(char *out, size_t len, size_t n, uint32_t c)
-{
-	/* ';' and newlines would split a folded stack; control characters stay out */
-	if (c == ';' || c < 0x20 || c == 0x7f)
-		c = '?';
-	if ((c >= 0xd800 && c < 0xe000) || c >= 0x110000)
-		c = 0xfffd;
-	if (len + 5 > n)
-		return len;
-	if (c < 0x80) {
-		out[len++] = (char)c;
-	} else if (c < 0x800) {
-		out[len++] = (char)(0xc0 | c >> 6);
-		out[len++] = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		out[len++] = (char)(0xe0 | c >> 12);
-		out[len++] = (char)(0x80 | (c >> 6 & 0x3f));
-		out[len++] = (char)(0x80 | (c & 0x3f));
-	} else {
-		out[len++] = (char)(0xf0 | c >> 18);
-		out[len++] = (char)(0x80 | (c >> 12 & 0x3f));
-		out[len++] = (char)(0x80 | (c >> 6 & 0x3f));
-		out[len++] = (char)(0x80 | (c & 0x3f));
-	}
-	return len;
-}
-
 /* The text of the compact str at obj appended to out; -1 when it is not one. */
 static int put_str(uint64_t obj, char *out, size_t *len, size_t n)
 {
 	unsigned char hdr[96], chars[MAX_NAME * 4];
-	uint32_t state;
-	int64_t slen;
+	uint64_t data;
+	size_t slen;
 	unsigned kind;
 
 	if (!obj || (size_t)off.unicode_compact_size > sizeof(hdr) ||
-	    peek(obj, hdr, (size_t)off.unicode_compact_size) != 0)
+	    peek(obj, hdr, (size_t)off.unicode_compact_size) != 0 ||
+	    prof_py_str_chars(&off, hdr, obj, MAX_NAME, &data, &slen, &kind) != 0 ||
+	    (slen && peek(data, chars, slen * kind) != 0))
 		return -1;
-	memcpy(&state, hdr + off.unicode_state, sizeof(state));
-	memcpy(&slen, hdr + off.unicode_length, sizeof(slen));
-	kind = (state >> 2) & 7;
-	if (!((state >> 5) & 1) || slen < 0 || (kind != 1 && kind != 2 && kind != 4))
-		return -1;
-	if (slen > MAX_NAME)
-		slen = MAX_NAME;
-	if (slen && peek(obj + (uint64_t)((state >> 6) & 1 ? off.unicode_ascii_size
-							   : off.unicode_compact_size),
-			 chars, (size_t)slen * kind) != 0)
-		return -1;
-	for (int64_t i = 0; i < slen; i++) {
-		const unsigned char *c = chars + i * kind;
-		uint32_t v = kind == 1 ? c[0] : kind == 2 ? (uint32_t)(c[0] | c[1] << 8)
-			   : (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
-			     (uint32_t)c[3] << 24;
-
-		*len = put_char(out, *len, n, v);
-	}
+	*len += prof_py_str_utf8(chars, slen, kind, out + *len, n - *len);
 	return 0;
 }
 
